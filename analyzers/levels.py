@@ -1,0 +1,94 @@
+"""Disclosure levels and the analyzer's verdict on a query."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from enum import StrEnum
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+
+class DisclosureLevel(StrEnum):
+    """How much memory a query deserves, ordered: minimal < standard < detailed < comprehensive.
+
+    Members compare by rank, not alphabetically, and are plain strings for YAML and JSON.
+    """
+
+    MINIMAL = "minimal"
+    STANDARD = "standard"
+    DETAILED = "detailed"
+    COMPREHENSIVE = "comprehensive"
+
+    @property
+    def rank(self) -> int:
+        return _RANKS[self]
+
+    @classmethod
+    def parse(cls, value: str | DisclosureLevel) -> DisclosureLevel:
+        """The level named ``value``; a miss lists the valid names."""
+        try:
+            return cls(str(value).strip().lower())
+        except ValueError:
+            names = ", ".join(level.value for level in cls)
+            raise ValueError(f"unknown disclosure level {value!r}; valid: {names}") from None
+
+    def _cmp(self, other: Any) -> int:
+        # A plain string compares by the rank of the level it names, never alphabetically.
+        if isinstance(other, str) and other in _BY_NAME:
+            return self.rank - _BY_NAME[other].rank
+        raise TypeError(f"cannot order a DisclosureLevel against {other!r}")
+
+    def __lt__(self, other: Any) -> bool:
+        return self._cmp(other) < 0
+
+    def __le__(self, other: Any) -> bool:
+        return self._cmp(other) <= 0
+
+    def __gt__(self, other: Any) -> bool:
+        return self._cmp(other) > 0
+
+    def __ge__(self, other: Any) -> bool:
+        return self._cmp(other) >= 0
+
+    __hash__ = StrEnum.__hash__
+
+
+_RANKS = {level: index for index, level in enumerate(DisclosureLevel)}
+_BY_NAME = {level.value: level for level in DisclosureLevel}
+
+
+class TemporalReference(BaseModel):
+    """A time the query points at: the phrase, and the range it resolves to (when it does)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    phrase: str
+    start: datetime | None = None
+    end: datetime | None = None
+    about: str | None = None  # "when we discussed X": the topic X, resolved by search not by date
+
+
+class QueryAnalysis(BaseModel):
+    """Why a query gets the level it gets: every signal that fired, and what the query names."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    query: str
+    level: DisclosureLevel
+    detected_signals: tuple[str, ...] = ()
+    entities: tuple[str, ...] = ()
+    temporal: TemporalReference | None = None
+    is_continuation: bool = False
+    explicit_ids: tuple[str, ...] = ()
+    expansion_request: bool = False
+    complexity: float = Field(default=0.0, ge=0.0, le=1.0)
+
+    @field_validator("detected_signals", "entities", "explicit_ids", mode="before")
+    @classmethod
+    def _tuple(cls, value: Any) -> Any:
+        return tuple(value) if isinstance(value, list | set | frozenset) else value
+
+    @property
+    def has_temporal_reference(self) -> bool:
+        return self.temporal is not None

@@ -1,0 +1,64 @@
+"""The ``disclosure`` command line.
+
+Each command module exposes ``register(subparsers)``, which adds its parser and sets ``handler``
+to a function taking the parsed arguments and returning an exit code. User mistakes print one
+line on stderr and exit non-zero; tracebacks are for bugs only (``--traceback`` shows them).
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from collections.abc import Sequence
+
+from disclosure._version import __version__
+from disclosure.cli import demo, profiles, tokens
+from tiers.errors import DisclosureError
+
+COMMANDS = (profiles, tokens, demo)
+EXIT_ERROR = 1
+EXIT_USAGE = 2
+
+
+class UsageError(Exception):
+    """A command-line mistake that argparse could not catch; exits 2."""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="disclosure",
+        description="Tiered memory disclosure for LLMs: how much past memory each query gets.",
+    )
+    parser.add_argument(
+        "--version", action="version", version=f"disclosure {__version__} (tiered-disclosure)"
+    )
+    parser.add_argument("-v", "--verbose", action="count", default=0, help="log more (-vv: debug)")
+    parser.add_argument("--traceback", action="store_true", help="show tracebacks on errors")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    for module in COMMANDS:
+        module.register(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    logging.basicConfig(
+        level=(logging.WARNING, logging.INFO, logging.DEBUG)[min(args.verbose, 2)],
+        format="%(levelname)s %(name)s: %(message)s",
+    )
+    try:
+        return int(args.handler(args))
+    except UsageError as exc:
+        parser.exit(EXIT_USAGE, f"disclosure: error: {exc}\n")
+    except (DisclosureError, OSError, UnicodeDecodeError) as exc:
+        if args.traceback:
+            raise
+        print(f"disclosure: error: {exc}", file=sys.stderr)
+        return EXIT_ERROR
+    except KeyboardInterrupt:
+        print("disclosure: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:  # `disclosure ... | head`
+        return 0

@@ -1,0 +1,262 @@
+"""Profiles: every policy of the library in one validated, YAML-loadable object.
+
+Every profile sits on the library's defaults (the built-in ``default`` profile spells them
+out), so a profile names only what differs. A profile may also ``extends:`` another one (a
+built-in name, or a path relative to the file) and override only what it names: mappings merge
+key by key, lists and scalars replace. Unknown keys, wrong types and impossible values fail at
+load with one message naming the file, the path inside it and the reason::
+
+    mine.yaml: levels -> detailed -> max_tokens: Input should be greater than 0 (got 0)
+"""
+
+from __future__ import annotations
+
+import importlib.resources
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from analyzers import DisclosureLevel
+from analyzers.config import AnalyzerConfig
+from formatters import FORMATTERS
+from formatters.config import CitationConfig, TokenConfig
+from tiers.config import TiersConfig
+from tiers.errors import ProfileError, describe_validation_error
+
+PROFILE_SUFFIXES = (".yaml", ".yml")
+_MAX_EXTENDS_DEPTH = 16
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class LevelConfig(_Section):
+    """What one disclosure level takes from each tier, how it reads, and its token ceiling."""
+
+    hot_items: int = Field(ge=0)
+    warm_items: int = Field(ge=0)
+    cold_search: bool = False
+    cold_items: int = Field(default=3, ge=0)
+    formatter: str
+    max_tokens: int = Field(gt=0)
+    min_score: float = Field(default=0.0, ge=0.0, le=1.0)
+
+    @field_validator("formatter")
+    @classmethod
+    def _known_formatter(cls, value: str) -> str:
+        names = FORMATTERS.names()
+        if value not in names:
+            raise ValueError(f"unknown formatter {value!r}; available: {', '.join(names)}")
+        return value
+
+
+def _seed_levels() -> dict[DisclosureLevel, LevelConfig]:
+    # Seed 002's four levels.
+    rows = {
+        DisclosureLevel.MINIMAL: (2, 0, False, "summary_only", 200),
+        DisclosureLevel.STANDARD: (5, 2, False, "summary_with_entities", 500),
+        DisclosureLevel.DETAILED: (5, 4, False, "full_content", 1500),
+        DisclosureLevel.COMPREHENSIVE: (5, 6, True, "full_with_context", 3000),
+    }
+    return {
+        level: LevelConfig(
+            hot_items=hot, warm_items=warm, cold_search=cold, formatter=fmt, max_tokens=tokens
+        )
+        for level, (hot, warm, cold, fmt, tokens) in rows.items()
+    }
+
+
+class BudgetConfig(_Section):
+    """Token budget bounds, and the share of the model's context window kept for its reply."""
+
+    default: int = Field(default=1000, gt=0)
+    min: int = Field(default=100, gt=0)
+    max: int = Field(default=4000, gt=0)
+    context_window: int = Field(default=16_384, gt=0)
+    reply_share: float = Field(default=0.5, gt=0.0, lt=1.0)
+    adaptive: bool = True
+
+    @model_validator(mode="after")
+    def _ordered(self) -> BudgetConfig:
+        if self.min > self.max:
+            raise ValueError(f"min ({self.min}) must not exceed max ({self.max})")
+        if not self.min <= self.default <= self.max:
+            raise ValueError(
+                f"default ({self.default}) must lie between min ({self.min}) and max ({self.max})"
+            )
+        return self
+
+
+class ExpansionConfig(_Section):
+    """Seed 000's auto-expansion thresholds, on scores normalised to [0, 1]."""
+
+    high_confidence: float = Field(default=0.92, ge=0.0, le=1.0)
+    clear_winner: float = Field(default=0.85, ge=0.0, le=1.0)
+    clear_winner_gap: float = Field(default=0.10, ge=0.0, le=1.0)
+    ambiguity: float = Field(default=0.80, ge=0.0, le=1.0)
+    max_auto_expansions: int = Field(default=3, ge=0)
+    timeline_window: int = Field(default=3, ge=0)
+
+
+class LayerCacheConfig(_Section):
+    ttl_seconds: float = Field(gt=0)
+    max_items: int = Field(gt=0)
+
+
+class CacheConfig(_Section):
+    """Per-layer caches (seed 000 section 7)."""
+
+    enabled: bool = True
+    index: LayerCacheConfig = LayerCacheConfig(ttl_seconds=60, max_items=100)
+    timeline: LayerCacheConfig = LayerCacheConfig(ttl_seconds=300, max_items=500)
+    detail: LayerCacheConfig = LayerCacheConfig(ttl_seconds=1800, max_items=200)
+
+
+class Profile(_Section):
+    """A complete, validated policy. Build with :func:`load_profile`."""
+
+    name: str = Field(default="default", min_length=1)
+    description: str = ""
+    tokens: TokenConfig = TokenConfig()
+    levels: dict[DisclosureLevel, LevelConfig] = Field(default_factory=_seed_levels)
+    budget: BudgetConfig = BudgetConfig()
+    expansion: ExpansionConfig = ExpansionConfig()
+    caches: CacheConfig = CacheConfig()
+    citations: CitationConfig = CitationConfig()
+    analyzer: AnalyzerConfig = AnalyzerConfig()
+    tiers: TiersConfig = TiersConfig()
+
+    @model_validator(mode="after")
+    def _every_level(self) -> Profile:
+        missing = [level.value for level in DisclosureLevel if level not in self.levels]
+        if missing:
+            raise ValueError(f"levels: missing {', '.join(missing)} (all four levels are needed)")
+        return self
+
+    def level(self, level: DisclosureLevel | str) -> LevelConfig:
+        return self.levels[DisclosureLevel.parse(level)]
+
+    def to_yaml(self) -> str:
+        """The resolved profile as YAML (what ``disclosure profiles show`` prints)."""
+        return yaml.safe_dump(self.model_dump(mode="json"), sort_keys=False, allow_unicode=True)
+
+
+# -- loading ------------------------------------------------------------------------------------
+
+
+def builtin_profile_dir() -> Path:
+    """Where the built-in profiles live: inside the installed package, else the repository."""
+    packaged = importlib.resources.files("disclosure") / "_builtin_profiles"
+    if packaged.is_dir():
+        return Path(str(packaged))
+    repository = Path(__file__).resolve().parents[1] / "configs" / "profiles"
+    if repository.is_dir():
+        return repository
+    raise ProfileError("this installation has lost its built-in profiles; reinstall the package")
+
+
+def builtin_profiles() -> list[str]:
+    """Names of the built-in profiles, sorted."""
+    return sorted(p.stem for p in builtin_profile_dir().iterdir() if p.suffix in PROFILE_SUFFIXES)
+
+
+def load_profile(source: str | Path | Profile) -> Profile:
+    """A profile from a built-in name, a YAML path, or an already-built Profile."""
+    if isinstance(source, Profile):
+        return source
+    path = _resolve(source, relative_to=None)
+    defaults = Profile().model_dump(mode="json", exclude={"name", "description"})
+    return _validate(path, _merge(defaults, _read_chain(path, ())))
+
+
+def _resolve(source: str | Path, *, relative_to: Path | None) -> Path:
+    text = str(source)
+    looks_like_path = isinstance(source, Path) or "/" in text or text.endswith(PROFILE_SUFFIXES)
+    if looks_like_path:
+        path = Path(text).expanduser()
+        if relative_to is not None and not path.is_absolute():
+            path = relative_to / path
+        if not path.is_file():
+            raise ProfileError(f"{path}: no such profile file")
+        return path
+    if relative_to is not None:  # a sibling file wins over a built-in of the same name
+        for suffix in PROFILE_SUFFIXES:
+            sibling = relative_to / f"{text}{suffix}"
+            if sibling.is_file():
+                return sibling
+    for suffix in PROFILE_SUFFIXES:
+        candidate = builtin_profile_dir() / f"{text}{suffix}"
+        if candidate.is_file():
+            return candidate
+    raise ProfileError(
+        f"unknown profile {text!r}; built-in: {', '.join(builtin_profiles())} "
+        f"(or give the path of a YAML file)"
+    )
+
+
+def _read_yaml(path: Path) -> dict[str, Any]:
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark
+        where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark else ""
+        raise ProfileError(f"{path}: {where}{exc.problem or exc}") from None
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
+        raise ProfileError(f"{path}: cannot be read: {exc}") from None
+    if not isinstance(data, dict):
+        raise ProfileError(f"{path}: a profile must be a mapping, not {type(data).__name__}")
+    return data
+
+
+def _read_chain(path: Path, seen: tuple[Path, ...]) -> dict[str, Any]:
+    """The raw mapping of ``path`` merged over everything it extends."""
+    real = path.resolve()
+    if real in seen:
+        chain = " -> ".join(str(p) for p in (*seen, real))
+        raise ProfileError(f"{path}: extends forms a cycle: {chain}")
+    if len(seen) >= _MAX_EXTENDS_DEPTH:
+        raise ProfileError(f"{path}: extends nests deeper than {_MAX_EXTENDS_DEPTH} profiles")
+    raw = _read_yaml(path)
+    raw.setdefault("name", path.stem)
+    parent = raw.pop("extends", None)
+    if parent is None:
+        return raw
+    if not isinstance(parent, str) or not parent.strip():
+        raise ProfileError(f"{path}: extends: must name a profile or a YAML path")
+    try:
+        base_path = _resolve(parent, relative_to=path.parent)
+    except ProfileError as exc:
+        raise ProfileError(f"{path}: extends: {exc}") from None
+    base = _read_chain(base_path, (*seen, real))
+    base.pop("description", None)  # a description speaks of one file only
+    return _merge(base, raw)
+
+
+def _merge(base: Mapping[str, Any], override: Mapping[str, Any]) -> dict[str, Any]:
+    merged = dict(base)
+    for key, value in override.items():
+        if isinstance(value, Mapping) and isinstance(merged.get(key), Mapping):
+            merged[key] = _merge(merged[key], value)
+        else:
+            merged[key] = value
+    return merged
+
+
+def _validate(path: Path, data: dict[str, Any]) -> Profile:
+    try:
+        return Profile.model_validate(data)
+    except ValidationError as exc:
+        raise ProfileError(f"{path}: {describe_validation_error(exc)}") from None
+
+
+def iter_profile_files(paths: list[Path]) -> Iterator[Path]:
+    """Expand directories into the YAML files they hold (for ``profiles validate``)."""
+    for path in paths:
+        if path.is_dir():
+            yield from sorted(p for p in path.iterdir() if p.suffix in PROFILE_SUFFIXES)
+        else:
+            yield path

@@ -1,0 +1,67 @@
+"""What ``disclose`` returns: the rendered context and an account of every token in it."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from analyzers import DisclosureLevel, QueryAnalysis
+from formatters.base import Layer
+
+
+class DisclosedItem(BaseModel):
+    """One memory in the context: which tier found it, at which layer it reads, what it cost."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    id: str
+    citation: str
+    tier: str
+    layer: Layer
+    score: float
+    tokens: int = Field(ge=0)
+
+
+class DisclosureResult(BaseModel):
+    """The disclosed context for one query, with its budget, savings and timings explained."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    text: str
+    items: tuple[DisclosedItem, ...] = ()
+    level: DisclosureLevel
+    analysis: QueryAnalysis
+    budget: int = Field(ge=0)
+    tokens_used: int = Field(ge=0)
+    full_history_tokens: int = Field(ge=0)
+    expansion_reason: str | None = None
+    timings_ms: dict[str, float] = Field(default_factory=dict)
+    tokens_exact: bool = True
+    budget_reason: str = ""
+    profile: str = ""
+
+    @property
+    def savings(self) -> float:
+        """How many times smaller than the full history the context is (0 when nothing was used)."""
+        return self.full_history_tokens / self.tokens_used if self.tokens_used else 0.0
+
+    @property
+    def savings_line(self) -> str:
+        """Seed 004's line: ``Using 1.2K tokens from conversation (14x savings via ...)``."""
+        approx = "" if self.tokens_exact else "~"
+        if not self.tokens_used:
+            return "Using 0 tokens from conversation (nothing relevant to disclose)"
+        return (
+            f"Using {approx}{human_tokens(self.tokens_used)} tokens from conversation "
+            f"({self.savings:.0f}x savings via progressive disclosure)"
+        )
+
+
+def human_tokens(count: int) -> str:
+    """``950`` -> ``950``, ``1234`` -> ``1.2K``, ``20700`` -> ``21K``, ``1_500_000`` -> ``1.5M``."""
+    if count < 1000:
+        return str(count)
+    if count < 10_000:
+        return f"{count / 1000:.1f}K"
+    if count < 1_000_000:
+        return f"{count / 1000:.0f}K"
+    return f"{count / 1_000_000:.1f}M"

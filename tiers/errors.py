@@ -1,0 +1,103 @@
+"""Every error this library raises on purpose, in one hierarchy.
+
+The module sits at the bottom of the import graph (``tiers`` imports nothing of ours), so every
+package can raise these; ``disclosure.errors`` re-exports them for users. Each class also
+subclasses the closest builtin, so ``except ValueError`` keeps working for callers who do not know
+this library::
+
+    DisclosureError                        root: catch this to catch everything below
+    +-- InvalidInputError (ValueError)     bad input at a boundary: empty or oversized content
+    |   +-- MemoryValidationError          a Memory field failed validation (names the field)
+    +-- ProfileError (ValueError)          a profile failed to load: file, path inside it, reason
+    +-- RegistryError (LookupError)        an unknown plug-in name, or one registered twice
+    +-- TokenizerError (RuntimeError)      a token encoding that cannot be loaded offline
+    +-- MemoryNotFoundError (KeyError)     an id or citation that matches no stored memory
+    +-- StorageError (OSError)             the data directory cannot be used as asked
+    |   +-- IncompatibleDataError          written by an incompatible version of this library
+    |   +-- CorruptDataError               a damaged database or index file
+    +-- TierUnavailableError (RuntimeError) a tier's backend (embedder, Chroma server) failed
+    +-- DatasetError (ValueError)          evaluation data that cannot be read or repaired
+
+Messages say what was wrong, where, and what is valid.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from pydantic import ValidationError
+
+
+class DisclosureError(Exception):
+    """Root of the library's errors."""
+
+
+class InvalidInputError(DisclosureError, ValueError):
+    """Bad input at a boundary."""
+
+
+class MemoryValidationError(InvalidInputError):
+    """A Memory field failed validation; ``errors`` keeps pydantic's structured list."""
+
+    def __init__(self, message: str, errors: Iterable[Mapping[str, Any]] = ()) -> None:
+        super().__init__(message)
+        self.errors = list(errors)
+
+
+class ProfileError(DisclosureError, ValueError):
+    """A profile failed to load or validate."""
+
+
+class RegistryError(DisclosureError, LookupError):
+    """An unknown plug-in name, or a name registered twice to different objects."""
+
+    def __str__(self) -> str:  # LookupError subclasses of KeyError quote; keep plain text
+        return str(self.args[0]) if self.args else ""
+
+
+class TokenizerError(DisclosureError, RuntimeError):
+    """A token encoding that cannot be loaded."""
+
+
+class MemoryNotFoundError(DisclosureError, KeyError):
+    """An id or citation that matches no stored memory."""
+
+    def __str__(self) -> str:  # KeyError would print the message in quotes
+        return str(self.args[0]) if self.args else ""
+
+
+class StorageError(DisclosureError, OSError):
+    """The data directory cannot be used as asked."""
+
+
+class IncompatibleDataError(StorageError):
+    """The data directory was written by an incompatible version."""
+
+
+class CorruptDataError(StorageError):
+    """A database or index file is damaged."""
+
+
+class TierUnavailableError(DisclosureError, RuntimeError):
+    """A tier's backend failed (the embedder, a Chroma server)."""
+
+
+class DatasetError(DisclosureError, ValueError):
+    """Evaluation data that cannot be read or repaired."""
+
+
+def describe_validation_error(exc: ValidationError, *, sep: str = " -> ") -> str:
+    """pydantic's errors as one line: ``levels -> detailed -> max_tokens: ... (got 0)``."""
+    parts = []
+    for err in exc.errors():
+        where = sep.join(str(p) for p in err["loc"] if p != "[key]") or "(top level)"
+        message = err["msg"].removeprefix("Value error, ")
+        if err["type"] == "extra_forbidden":
+            message = "unknown key"
+        elif err["type"] not in ("missing", "value_error") and err.get("input") is not None:
+            shown = repr(err["input"])
+            message += f" (got {shown if len(shown) <= 60 else shown[:57] + '...'})"
+        parts.append(f"{where}: {message}")
+    return "; ".join(parts)

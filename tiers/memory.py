@@ -1,0 +1,152 @@
+"""The stored record (:class:`Memory`) and a search hit (:class:`ScoredMemory`).
+
+Timestamps are always timezone-aware: a naive ``datetime`` (or an ISO string without an offset)
+is taken as UTC. Metadata must survive ``json.dumps``; it is copied on the way in, so a caller's
+dict is never shared with the store.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from enum import StrEnum
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from tiers.errors import MemoryValidationError, describe_validation_error
+
+MAX_ID_LENGTH = 256
+MAX_SUMMARY_CHARS = 100
+
+
+class MemoryKind(StrEnum):
+    """What produced a memory."""
+
+    PROMPT = "prompt"
+    RESPONSE = "response"
+    TOOL = "tool"
+    INSIGHT = "insight"
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
+def as_utc(value: datetime) -> datetime:
+    """Return ``value`` timezone-aware; naive values are taken as UTC."""
+    return value.replace(tzinfo=UTC) if value.tzinfo is None else value
+
+
+class Memory(BaseModel):
+    """One remembered item: a prompt, a response, a tool output or an insight. Immutable."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", str_strip_whitespace=False)
+
+    id: str = Field(min_length=1, max_length=MAX_ID_LENGTH)
+    content: str
+    timestamp: datetime = Field(default_factory=_now)
+    session_id: str = Field(default="default", min_length=1, max_length=MAX_ID_LENGTH)
+    kind: MemoryKind = MemoryKind.INSIGHT
+    speaker: str | None = None
+    summary: str | None = Field(default=None, max_length=MAX_SUMMARY_CHARS)
+    entities: tuple[str, ...] = ()
+    importance: float = Field(default=0.5, ge=0.0, le=1.0)
+    metadata: dict[str, Any] = Field(default_factory=dict)
+
+    def __init__(self, **data: Any) -> None:
+        try:
+            super().__init__(**data)
+        except ValidationError as exc:
+            raise MemoryValidationError(
+                f"invalid memory: {describe_validation_error(exc, sep='.')}", exc.errors()
+            ) from None
+
+    @field_validator("id", "session_id")
+    @classmethod
+    def _check_identifier(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("must not be blank")
+        if value != value.strip():
+            raise ValueError("must not start or end with whitespace")
+        if any(ord(ch) < 32 or ord(ch) == 127 for ch in value):
+            raise ValueError("must not contain control characters")
+        return value
+
+    @field_validator("content")
+    @classmethod
+    def _check_content(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("must not be empty")
+        return value
+
+    @field_validator("timestamp")
+    @classmethod
+    def _aware(cls, value: datetime) -> datetime:
+        return as_utc(value)
+
+    @field_validator("summary")
+    @classmethod
+    def _one_line(cls, value: str | None) -> str | None:
+        if value is not None and ("\n" in value or "\r" in value):
+            raise ValueError("must be a single line")
+        return value
+
+    @field_validator("entities")
+    @classmethod
+    def _clean_entities(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        seen: dict[str, None] = {}
+        for entity in value:
+            text = entity.strip()
+            if text:
+                seen.setdefault(text)
+        return tuple(seen)
+
+    @field_validator("importance")
+    @classmethod
+    def _finite(cls, value: float) -> float:
+        if not math.isfinite(value):
+            raise ValueError("must be a finite number")
+        return value
+
+    @field_validator("metadata", mode="before")
+    @classmethod
+    def _json_metadata(cls, value: Any) -> Any:
+        if value is None:
+            return {}
+        if not isinstance(value, dict):
+            raise ValueError("must be a mapping of JSON-serialisable values")
+        try:
+            text = json.dumps(value, allow_nan=False, sort_keys=True)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"must be JSON-serialisable ({exc})") from None
+        return json.loads(text)  # a private copy: later changes to the caller's dict do not leak in
+
+    def replace(self, **changes: Any) -> Memory:
+        """A validated copy with ``changes`` applied (``model_copy`` would skip validation)."""
+        return Memory(**{**self.model_dump(), **changes})
+
+    def to_json(self) -> str:
+        """Compact JSON for storage; :meth:`from_json` reads it back."""
+        return self.model_dump_json()
+
+    @classmethod
+    def from_json(cls, text: str | bytes) -> Memory:
+        """Rebuild a Memory written by :meth:`to_json`."""
+        return cls(**json.loads(text))
+
+
+@dataclass(frozen=True, slots=True)
+class ScoredMemory:
+    """A memory as one tier found it: the tier's name, its score there and its rank (0 = best)."""
+
+    memory: Memory
+    tier: str
+    score: float
+    rank: int = 0
+
+    @property
+    def id(self) -> str:
+        return self.memory.id
