@@ -1,5 +1,7 @@
 """Where memories live: the Memory record, the Tier protocol, and the hot / warm / cold tiers."""
 
+from tiers.citations import citation_code
+from tiers.cold import ColdArchive
 from tiers.errors import (
     CorruptDataError,
     DisclosureError,
@@ -8,13 +10,19 @@ from tiers.errors import (
     MemoryNotFoundError,
     MemoryValidationError,
     StorageError,
+    TierClosedError,
     TierUnavailableError,
 )
+from tiers.history import history_line
+from tiers.hot import HotTier
 from tiers.memory import Memory, MemoryKind, ScoredMemory
+from tiers.text import Tokenizer, tokenize
 
 __all__ = [
+    "ColdArchive",
     "CorruptDataError",
     "DisclosureError",
+    "HotTier",
     "IncompatibleDataError",
     "InvalidInputError",
     "Memory",
@@ -23,5 +31,10 @@ __all__ = [
     "MemoryValidationError",
     "ScoredMemory",
     "StorageError",
+    "TierClosedError",
     "TierUnavailableError",
+    "Tokenizer",
+    "citation_code",
+    "history_line",
+    "tokenize",
 ]
