@@ -16,14 +16,18 @@ from tiers.errors import (
 from tiers.history import history_line
 from tiers.hot import HotTier
 from tiers.memory import Memory, MemoryKind, ScoredMemory
+from tiers.reports import ForgetReport, IngestReport, StoreStats
+from tiers.store import TieredStore
 from tiers.text import Tokenizer, tokenize
 
 __all__ = [
     "ColdArchive",
     "CorruptDataError",
     "DisclosureError",
+    "ForgetReport",
     "HotTier",
     "IncompatibleDataError",
+    "IngestReport",
     "InvalidInputError",
     "Memory",
     "MemoryKind",
@@ -31,8 +35,10 @@ __all__ = [
     "MemoryValidationError",
     "ScoredMemory",
     "StorageError",
+    "StoreStats",
     "TierClosedError",
     "TierUnavailableError",
+    "TieredStore",
     "Tokenizer",
     "citation_code",
     "history_line",

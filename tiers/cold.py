@@ -332,6 +332,19 @@ class ColdArchive:
         row = self._one("SELECT id FROM memories WHERE citation = ?", (code.strip(),))
         return None if row is None else str(row[0])
 
+    def used_ids(self, ids: Sequence[str]) -> list[str]:
+        """Those of ``ids`` that were ever used (``record_use``)."""
+        out: list[str] = []
+        for chunk in _chunks(list(dict.fromkeys(ids))):
+            marks = ",".join("?" * len(chunk))
+            sql = f"SELECT id FROM memories WHERE uses > 0 AND id IN ({marks})"
+            out.extend(str(r[0]) for r in self._all(sql, tuple(chunk)))
+        return out
+
+    def query(self, sql: str, params: tuple[Any, ...] = ()) -> list[Any]:
+        """Rows of a read-only SQL query on the archive (for the store's own modules)."""
+        return self._all(sql, params)
+
     # -- maintenance ----------------------------------------------------------------------------
 
     def check_integrity(self) -> None:
@@ -395,8 +408,17 @@ class ColdArchive:
         return self._rows("seq", seqs)
 
     def _meta_int(self, key: str) -> int:
-        row = self._connection().execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
-        return 0 if row is None else int(row[0])
+        value = self.meta(key)
+        return 0 if value is None else int(value)
+
+    def meta(self, key: str) -> str | None:
+        """A value from the archive's key-value table (for the store's own bookkeeping)."""
+        row = self._one("SELECT value FROM meta WHERE key = ?", (key,))
+        return None if row is None else str(row[0])
+
+    def set_meta(self, key: str, value: str) -> None:
+        with self.transaction() as txn:
+            txn.conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (key, value))
 
     def _backfill_line_counts(self) -> None:
         while True:

@@ -46,16 +46,15 @@ CREATE TABLE memories (
 CREATE INDEX memories_by_session ON memories (session_id, ts_us, seq);
 CREATE INDEX memories_by_time ON memories (ts_us, seq);
 CREATE INDEX memories_not_indexed ON memories (warm) WHERE warm != 1;
-CREATE TABLE outbox (
-    id TEXT PRIMARY KEY,
+CREATE TABLE outbox (                         -- warm-index work that must not be lost
+    id TEXT NOT NULL UNIQUE,                   -- rowid: queue order
     op TEXT NOT NULL CHECK (op IN ('upsert', 'delete')),
     content_sha TEXT,                          -- the version to embed (upserts)
     attempts INTEGER NOT NULL DEFAULT 0,
-    next_attempt_us INTEGER NOT NULL,
-    last_error TEXT,
-    queued INTEGER NOT NULL                    -- queue order
+    next_attempt_us INTEGER NOT NULL,          -- wall-clock microseconds
+    last_error TEXT
 );
-CREATE INDEX outbox_due ON outbox (next_attempt_us, queued);
+CREATE INDEX outbox_due ON outbox (next_attempt_us);
 """
 _TABLES = {"meta", "memories", "outbox"}
 
