@@ -21,9 +21,10 @@ the store can move them down. Thread-safe (one lock).
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 
 from tiers.bm25 import Bm25Index, normalise
 from tiers.config import HotConfig
@@ -31,13 +32,10 @@ from tiers.errors import TierClosedError
 from tiers.memory import Memory, ScoredMemory, as_utc
 from tiers.text import Tokenizer
 
-_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
-
-
 @dataclass(slots=True)
 class _Entry:
     memory: Memory
-    anchor: datetime
+    anchor: float  # epoch seconds: its timestamp, promotion or last use
     order: int  # admission order: the last tie-break, newest first
 
 
@@ -52,7 +50,7 @@ class HotTier:
         self._lock = threading.RLock()
         self._entries: dict[str, _Entry] = {}
         self._index: Bm25Index[str] = Bm25Index()
-        self._latest = _EPOCH
+        self._latest = 0.0  # newest anchor seen (epoch seconds)
         self._order = 0
         self._closed = False
 
@@ -134,6 +132,7 @@ class HotTier:
                 entry = self._entries.get(memory_id)
                 if entry is not None and entry.anchor < reference:
                     entry.anchor = reference
+                    self._latest = max(self._latest, reference)
 
     def expire(self, *, now: datetime | None = None) -> list[Memory]:
         """Evict what is older than the window at ``now`` (and anything over capacity)."""
@@ -152,12 +151,14 @@ class HotTier:
     def now(self) -> datetime:
         """The reference time ages are measured from (see ``HotConfig.clock``)."""
         with self._lock:
-            return self._now(None)
+            return datetime.fromtimestamp(self._now(None), UTC)
 
     # -- internals ------------------------------------------------------------------------------
 
     def _put(self, memory: Memory, anchor: datetime | None) -> None:
-        when = memory.timestamp if anchor is None else max(memory.timestamp, as_utc(anchor))
+        when = memory.timestamp.timestamp()
+        if anchor is not None:
+            when = max(when, as_utc(anchor).timestamp())
         self._latest = max(self._latest, when)
         old = self._entries.get(memory.id)
         if old is not None and old.memory.content == memory.content:
@@ -177,7 +178,7 @@ class HotTier:
         self._index.remove(memory_id)
         return entry.memory
 
-    def _evict(self, reference: datetime) -> list[Memory]:
+    def _evict(self, reference: float) -> list[Memory]:
         stale = [e for e in self._entries.values() if not self._in_window(e, reference)]
         evicted = [e.memory for e in stale]
         for entry in stale:
@@ -192,24 +193,24 @@ class HotTier:
                 evicted.append(hit.memory)
         return evicted
 
-    def _now(self, now: datetime | None) -> datetime:
+    def _now(self, now: datetime | None) -> float:
         if now is not None:
-            return as_utc(now)
+            return as_utc(now).timestamp()
         if self.config.clock == "wall":
-            return datetime.now(UTC)
+            return time.time()
         return self._latest
 
-    def _in_window(self, entry: _Entry, reference: datetime) -> bool:
+    def _in_window(self, entry: _Entry, reference: float) -> bool:
         return self._in_window_at(entry.anchor, reference)
 
-    def _in_window_at(self, anchor: datetime, reference: datetime) -> bool:
-        return reference - anchor <= timedelta(hours=self.config.max_age_hours)
+    def _in_window_at(self, anchor: float, reference: float) -> bool:
+        return reference - anchor <= self.config.max_age_hours * 3600.0
 
-    def _recency(self, entry: _Entry, reference: datetime) -> float:
-        age_hours = max(0.0, (reference - entry.anchor).total_seconds() / 3600.0)
+    def _recency(self, entry: _Entry, reference: float) -> float:
+        age_hours = max(0.0, (reference - entry.anchor) / 3600.0)
         return float(0.5 ** (age_hours / self.config.recency_half_life_hours))
 
-    def _active_score(self, entry: _Entry, reference: datetime) -> float:
+    def _active_score(self, entry: _Entry, reference: float) -> float:
         w = self.config.weights
         total = w.recency + w.importance
         if total <= 0:
@@ -217,14 +218,14 @@ class HotTier:
         recency = self._recency(entry, reference)
         return (w.recency * recency + w.importance * entry.memory.importance) / total
 
-    def _blend(self, entry: _Entry, reference: datetime, lexical: float) -> float:
+    def _blend(self, entry: _Entry, reference: float, lexical: float) -> float:
         w = self.config.weights
         recency = self._recency(entry, reference)
         value = w.lexical * lexical + w.recency * recency + w.importance * entry.memory.importance
         return min(1.0, value / (w.lexical + w.recency + w.importance))
 
     def _ranked(self, scored: list[tuple[float, _Entry]], k: int | None) -> list[ScoredMemory]:
-        scored.sort(key=lambda pair: (-pair[0], -pair[1].anchor.timestamp(), -pair[1].order))
+        scored.sort(key=lambda pair: (-pair[0], -pair[1].anchor, -pair[1].order))
         chosen = scored if k is None else scored[: max(k, 0)]
         return [
             ScoredMemory(entry.memory, self.name, score, rank)
