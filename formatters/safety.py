@@ -1,0 +1,509 @@
+"""Safety of disclosed text: private spans never leave, injected instructions are defanged.
+
+Two defences, applied by every built-in formatter to every piece of memory text it renders
+(content, summary, entities, metadata, neighbours):
+
+- :func:`strip_private` removes ``<private>...</private>`` spans. The controller also calls it at
+  ingest, so private text is never stored; the formatters call it again as defence in depth.
+- :func:`scan` and :func:`neutralize`: retrieved text that looks like prompt injection is defanged
+  before it reaches the model. Findings carry a weight; a text is *flagged* when its weights add up
+  to at least 1. A flagged text has its markers made unparseable (angle brackets become single
+  angle quotes U+2039 and U+203A, ``[INST]`` gets full-width brackets, ``"tool_calls"`` gets curly
+  quotes, links lose ``http``) and the formatter prefixes it with :data:`FLAG_NOTE`. Text that is
+  not flagged is returned unchanged, so benign memories stay verbatim.
+
+What counts (see ``tests/formatters/test_safety.py`` for the corpus and the measured rates):
+instructions to ignore or override earlier instructions (English plus nine other languages,
+matched on a view that undoes case, spacing, zero-width characters, full-width forms, Cyrillic
+look-alikes and leetspeak), requests to reveal the system prompt, persona switches ("you are now
+DAN"), chat-template markers (``<|im_start|>``, ``[INST]``, ``<<SYS>>``), fake role tags and
+headings (``<system>``, ``</user>``, ``### System:``, ``[SYSTEM]``), tool-call markup
+(``<tool_call>``, ``<function_calls>``, ``<invoke ...>``, ``{"tool_calls": [...]}``), escapes from
+the memory wrapper (``[End memory context]``) and Markdown image or link exfiltration
+(``![x](https://evil/?q=...)``). Markers inside Markdown code (fenced or inline) count as quoted,
+at a quarter of their weight, so documentation *about* these markers is not flagged on their
+account alone.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+from functools import lru_cache
+
+__all__ = [
+    "FLAG_NOTE",
+    "Finding",
+    "is_flagged",
+    "neutralize",
+    "scan",
+    "strip_private",
+]
+
+#: What a formatter puts before a flagged text.
+FLAG_NOTE = "[flagged: possible prompt injection]"
+
+# -- private spans --------------------------------------------------------------------------------
+
+_PRIVATE_TAG = re.compile(r"<\s*(/?)\s*private\b[^<>]*>", re.IGNORECASE)
+
+
+def strip_private(text: str) -> str:
+    """``text`` without its ``<private>`` spans; ``""`` when nothing but whitespace remains.
+
+    Tags are matched case-insensitively and may carry attributes (``<private reason="pin">``);
+    spans may nest and cross lines. An unclosed tag hides everything after it; a stray closing tag
+    is dropped. Whitespace on both sides of a removed span collapses to the left side's.
+    """
+    if "<" not in text or "private" not in text.lower():
+        return text
+    kept: list[str] = []
+    depth = 0
+    position = 0
+    for tag in _PRIVATE_TAG.finditer(text):
+        if depth == 0:
+            _keep(kept, text[position : tag.start()])
+        depth = max(0, depth - 1) if tag.group(1) else depth + 1
+        position = tag.end()
+    if depth == 0:
+        _keep(kept, text[position:])
+    result = "".join(kept)
+    return result if result.strip() else ""
+
+
+def _keep(kept: list[str], piece: str) -> None:
+    if kept and kept[-1][-1:].isspace():
+        piece = piece.lstrip()
+    if piece:
+        kept.append(piece)
+
+
+# -- prompt injection -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """One suspicious pattern: its kind, the rule that fired, the text it matched and its weight."""
+
+    kind: str
+    rule: str
+    excerpt: str
+    weight: float
+    quoted: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class _Rule:
+    kind: str
+    name: str
+    pattern: re.Pattern[str]
+    weight: float = 1.0
+    marker: bool = False  # a marker inside Markdown code counts as quoted
+
+
+_I = re.IGNORECASE | re.MULTILINE
+_FILLER = r"(?:\s+[\w'\u2019-]+){0,3}?"
+_OVERRIDE_VERBS = (
+    r"ignore|disregard|forget|override|overwrite|bypass|skip|drop|abandon|discard|neglect|ditch"
+)
+_EARLIER = (
+    r"previous|prior|above|earlier|preceding|foregoing|former|original|initial|old|existing|"
+    r"system|developer|all|any|every|your|these|those"
+)
+_INSTRUCTIONS = (
+    r"instructions?|prompts?|directives?|programming|guardrails|system\s+messages?|"
+    r"safety\s+(?:rules|guidelines)|content\s+polic(?:y|ies)|rules\s+you\s+(?:were|have\s+been)"
+)
+
+# Rules run on a folded view: lower case, zero-width removed, NFKC, Cyrillic/Greek look-alikes and
+# leetspeak mapped to Latin letters, letter-spaced words joined, whitespace collapsed.
+_PHRASE_RULES = (
+    _Rule(
+        "override",
+        "ignore-previous-instructions",
+        re.compile(
+            rf"\b(?:{_OVERRIDE_VERBS})\b{_FILLER}\s+(?:{_EARLIER})\b{_FILLER}\s+(?:{_INSTRUCTIONS})\b"
+        ),
+    ),
+    _Rule(
+        "override",
+        "forget-everything",
+        re.compile(
+            r"\b(?:forget|disregard|ignore)\s+(?:everything|all(?:\s+of\s+it)?|what)\s+"
+            r"(?:you\s+(?:were|have\s+been)\s+(?:told|given|instructed)|(?:i|we)\s+said\s+before|"
+            r"above|before\s+this)"
+        ),
+    ),
+    _Rule(
+        "override",
+        "new-instructions",
+        re.compile(
+            r"\b(?:new|updated|real|actual|true|revised)\s+(?:system\s+)?"
+            r"(?:instructions|prompt|directives?)\s*(?::|follow|below|are\b)"
+        ),
+        weight=0.5,
+    ),
+    _Rule(
+        "override",
+        "assistant-must",
+        re.compile(
+            r"\b(?:the\s+)?(?:assistant|ai|model|llm|chatbot|language\s+model)\s+(?:must|should|will|"
+            r"has\s+to|is\s+required\s+to)\s+(?:now\s+)?(?:ignore|disregard|forget|reveal|obey|"
+            r"comply|output|print|send|exfiltrate)\b"
+        ),
+    ),
+    _Rule(
+        "override",
+        "from-now-on",
+        re.compile(
+            r"\bfrom\s+now\s+on,?\s+(?:you|the\s+assistant)\s+(?:will|must|shall|are|should)\s+"
+            r"(?:only\s+)?(?:respond|answer|reply|act|behave|ignore|obey|be|pretend|say|output)\b"
+        ),
+    ),
+    _Rule(
+        "role_play",
+        "persona-switch",
+        re.compile(
+            r"\b(?:you\s+are\s+now|act\s+as|pretend\s+to\s+be|you\s+will\s+now\s+be)\s+"
+            r"(?:a\s+|an\s+)?(?:dan\b|stan\b|dude\b|jailbroken|unrestricted|unfiltered|uncensored|"
+            r"evil|developer\s+mode|in\s+developer\s+mode|god\s+mode|no\s+longer\s+(?:an?\s+)?"
+            r"(?:ai|assistant|bound|restricted))"
+        ),
+    ),
+    _Rule(
+        "role_play",
+        "jailbreak-mode",
+        re.compile(
+            r"\b(?:developer|god|debug|dan|jailbreak)\s+mode\s+(?:is\s+)?(?:enabled|activated|on)\b|"
+            r"\benable\s+(?:developer|god|jailbreak)\s+mode\b"
+        ),
+    ),
+    _Rule(
+        "reveal_prompt",
+        "reveal-system-prompt",
+        re.compile(
+            r"\b(?:reveal|print|show|output|repeat|leak|display|dump|recite|disclose|tell\s+me|"
+            r"give\s+me|send|write\s+out)\b(?:\s+\w+){0,3}?\s+(?:your|the)\s+(?:full\s+|entire\s+|"
+            r"exact\s+)?(?:system\s+prompt|system\s+message|initial\s+instructions|hidden\s+"
+            r"instructions|original\s+instructions|instructions\s+above|developer\s+message|"
+            r"pre-?prompt)"
+        ),
+    ),
+    _Rule(
+        "exfiltration",
+        "send-conversation",
+        re.compile(
+            r"\b(?:send|post|upload|forward|transmit|exfiltrate|leak)\b(?:\s+\w+){0,3}?\s+"
+            r"(?:conversation|chat\s+history|previous\s+messages|user'?s?\s+(?:data|messages|"
+            r"secrets)|api\s+keys?|credentials|memory|memories)\b[^.\n]{0,60}?(?:https?:|www\.|"
+            r"@[\w-]+\.|to\s+(?:this|the\s+following|my)\s+(?:url|server|endpoint|address|email))"
+        ),
+    ),
+    _Rule(
+        "override",
+        "hide-from-user",
+        re.compile(
+            r"\b(?:do\s+not|don't|never)\s+(?:tell|inform|mention\s+(?:this\s+)?to|reveal\s+(?:this\s+)?"
+            r"to|let)\s+the\s+user\b|\bwithout\s+(?:telling|informing|alerting)\s+the\s+user\b"
+        ),
+        weight=0.5,
+    ),
+)
+
+# Non-English override phrasings, on the NFKC lower-case view (no look-alike folding).
+_FOREIGN_OVERRIDES = (
+    # es / pt / it / fr
+    r"\b(?:ignora|ignore|ignorar|ignoren|olvida|olvide|olvidar|descarta|omite|esqueça|esqueca|"
+    r"desconsidere|dimentica|ignorez|ignorer|oublie|oubliez)\b(?:\s+\S+){0,3}?\s+"
+    r"(?:instrucciones|indicaciones|instruções|instrucoes|orientações|istruzioni|indicazioni|"
+    r"instructions|consignes|directives)\s+(?:\S+\s+)?(?:anteriores|previas|prévias|precedentes|"
+    r"precedenti|précédentes|antérieures|ci-dessus|acima|sopra|de\s+arriba)",
+    # de
+    r"\b(?:ignoriere|ignorieren\s+sie|ignoriert|vergiss|vergessen\s+sie|missachte)\s+(?:\S+\s+){0,2}?"
+    r"(?:vorherigen|bisherigen|vorigen|obigen|früheren|vorangegangenen|alten)\s+"
+    r"(?:anweisungen|instruktionen|befehle|regeln|vorgaben)",
+    # ru
+    r"(?:игнорируй|игнорируйте|проигнорируй|забудь|забудьте|не\s+обращай\s+внимания\s+на)\s+"
+    r"(?:\S+\s+){0,2}?(?:предыдущие|прежние|вышеуказанные|все|старые)\s+(?:\S+\s+)?"
+    r"(?:инструкции|указания|команды|правила)",
+    # zh
+    r"(?:忽略|忽视|无视|忘记|忘掉|不要理会|不要管)(?:掉)?(?:你)?(?:之前|以上|上面|先前|前面|所有|此前|原来)"
+    r"(?:的)?(?:所有|全部)?(?:的)?(?:指令|指示|说明|提示词?|规则|命令)",
+    # ja
+    r"(?:以前|前|上記|これまで|先ほど|最初)の(?:すべての|全ての)?(?:指示|命令|指令|プロンプト)を"
+    r"(?:すべて|全て)?(?:無視|忘れ)",
+    # ko
+    r"(?:이전|앞의|위의|기존|모든|앞선)\s*(?:의\s*)?(?:모든\s*)?(?:지시|지침|명령|지시사항|프롬프트|규칙)"
+    r"(?:을|를|은|는|들을)?\s*(?:모두\s*|전부\s*)?(?:무시|잊어)",
+)
+
+_FOREIGN_RULE = _Rule(
+    "override", "ignore-previous-instructions-i18n", re.compile("|".join(_FOREIGN_OVERRIDES), _I)
+)
+
+_ROLES = (
+    r"system|user|assistant|human|developer|tool|tool_result|tool_response|function_results?|"
+    r"instructions?|im_start|im_end|sys|start_of_turn|end_of_turn|system_prompt|admin"
+)
+_TOOLS = r"tool_calls?|tool_use|function_calls?|invoke|parameter|tool_code|antml:[\w-]+"
+
+# Marker rules run on the text with zero-width characters removed (positions kept for defanging).
+_MARKER_RULES = (
+    _Rule(
+        "special_token",
+        "chat-template-token",
+        re.compile(r"<\s*\|\s*[\w.-]{1,40}\s*\|\s*>", _I),
+        marker=True,
+    ),
+    _Rule("special_token", "inst", re.compile(r"\[\s*/?\s*INST\s*\]", _I), marker=True),
+    _Rule("special_token", "llama-sys", re.compile(r"<<\s*/?\s*SYS\s*>>", _I), marker=True),
+    _Rule(
+        "role_tag",
+        "role-tag",
+        re.compile(rf"<\s*/?\s*(?:{_ROLES})(?:\s[^<>\n]{{0,60}})?\s*/?\s*>", _I),
+        marker=True,
+    ),
+    _Rule(
+        "tool_call",
+        "tool-tag",
+        re.compile(rf"<\s*/?\s*(?:{_TOOLS})\b[^<>\n]{{0,120}}>", _I),
+        marker=True,
+    ),
+    _Rule(
+        "tool_call", "function-tag", re.compile(r"<\s*function\s*=\s*[\w.-]+\s*>", _I), marker=True
+    ),
+    _Rule(
+        "tool_call",
+        "tool-call-json",
+        re.compile(
+            r"[\"'](?:tool_calls|function_call|tool_use)[\"']\s*:\s*[\[{]|"
+            r"\{\s*[\"']name[\"']\s*:\s*[\"'][\w.-]+[\"']\s*,\s*[\"'](?:arguments|parameters)[\"']\s*:",
+            _I,
+        ),
+        marker=True,
+    ),
+    _Rule(
+        "role_tag",
+        "role-heading",
+        re.compile(
+            r"^[ \t>]*(?:#{1,6}|\*\*)[ \t]*(?:system|assistant|user|human|instructions?|"
+            r"system\s+prompt)[ \t]*(?:\*\*)?[ \t]*:",
+            _I,
+        ),
+        marker=True,
+    ),
+    _Rule(
+        "role_tag",
+        "bracket-role",
+        re.compile(
+            r"(?:^|\A)[ \t>]*\[\s*(?:system|admin|developer|assistant)(?:\s+(?:message|prompt|note|"
+            r"override|instructions?))?\s*\]",
+            _I,
+        ),
+        marker=True,
+    ),
+    _Rule(
+        "role_tag",
+        "role-prefix",
+        re.compile(
+            r"^[ \t]*system[ \t]*:[ \t]*(?:you\b|ignore\b|from\s+now|new\b|the\s+assistant\b|"
+            r"always\b|never\b|do\s+not\b)",
+            _I,
+        ),
+        marker=True,
+    ),
+    _Rule(
+        "role_tag",
+        "turn-prefix",
+        re.compile(r"\n[ \t]*\n[ \t]*(?:human|assistant|user)[ \t]*:", _I),
+        weight=0.5,
+        marker=True,
+    ),
+    _Rule(
+        "wrapper_escape",
+        "end-of-context",
+        re.compile(
+            r"\[\s*end\s+(?:of\s+)?(?:the\s+)?memory(?:\s+context)?\s*\]|"
+            r"<\s*/\s*(?:memory|memories|memory_context|context|documents?|search_results?|"
+            r"retrieved(?:_context)?)\s*>",
+            _I,
+        ),
+        marker=True,
+    ),
+    _Rule(
+        "exfiltration",
+        "markdown-image-remote",
+        re.compile(r"!\[[^\]\n]{0,200}\]\(\s*<?\s*(?:https?:)?//[^)\s]+\?[^)\s]*\)?", _I),
+        marker=True,
+    ),
+    _Rule(
+        "exfiltration",
+        "link-with-secret-query",
+        re.compile(
+            r"\]\(\s*<?\s*(?:https?:)?//[^)\s]*[?&#][^)\s]*(?:\{|%7b|\$\{|<|secret|token|api_?key|"
+            r"password|passwd|history|conversation|chat|prompt|memory|memories|session)[^)\s]*\)?|"
+            r"<img\b[^>]*\bsrc\s*=\s*[\"']?(?:https?:)?//[^\"'\s>]*\?",
+            _I,
+        ),
+        marker=True,
+    ),
+    _Rule(
+        "exfiltration",
+        "javascript-link",
+        re.compile(r"\]\(\s*javascript:", _I),
+        marker=True,
+    ),
+)
+
+_BADGE_QUERY = re.compile(r"\?(?:[^)\s]*&)?(?:branch|style|label|logo|color|v|raw|sanitize)=", _I)
+_ZERO_WIDTH = re.compile("[\u00ad\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\ufeff]")
+_CODE = re.compile(r"```.*?(?:```|\Z)|~~~.*?(?:~~~|\Z)|`[^`\n]+`", re.DOTALL)
+_LETTER_SPACED = re.compile(r"\b(?:\w[ .\-_*]){2,}\w\b")
+_LEET = str.maketrans(
+    {
+        "0": "o",
+        "1": "i",
+        "3": "e",
+        "4": "a",
+        "5": "s",
+        "7": "t",
+        "@": "a",
+        "$": "s",
+        "!": "i",
+        "|": "l",
+    }
+)
+_LEET_WORD = re.compile(r"\b\w*[a-z]\w*[0134579@$!|][\w@$!|]*|\b[0134579@$!|]+[a-z][\w@$!|]*")
+_CONFUSABLES = str.maketrans(
+    "аеорсухіјѕԁɡℓαεορτυνκιмтвнАЕОРСХІЈЅΑΕΟΡΤΥΝΚΙМТВН",
+    "aeopcyxijsdglaeoptuvkimtbhaeopcxijsaeoptynkimtbh",
+)
+_TRIGGER = re.compile(
+    r"[<\[{]|!\[|#|\]\(|ignor|disregard|forget|overrid|overwrit|bypass|instruc|system|prompt|"
+    r"jailbreak|mode|now\b|act\s+as|pretend|reveal|assistant|model|send|upload|tell|user|"
+    r"[^\x00-\x7f]|\b(?:\w[ .\-_*]){3}\w\b|[a-z][0134579@$!|]+[a-z]",
+    re.IGNORECASE,
+)
+_LT, _GT = "\u2039", "\u203a"  # single angle quotation marks: look like < >, parse as nothing
+_FW_OPEN, _FW_CLOSE = "\uff3b", "\uff3d"  # full-width [ ]
+_COLON = "\ua789"  # modifier letter colon
+_DEFANG = str.maketrans({"<": _LT, ">": _GT})
+_FLAG_THRESHOLD = 1.0
+_QUOTED_CAP = 0.5  # markers quoted in Markdown code never flag a text on their own
+_EXCERPT_CHARS = 80
+
+
+def scan(text: str) -> list[Finding]:
+    """Every suspicious pattern in ``text``, strongest first; an empty list for clean text."""
+    return list(_scan(text))
+
+
+def is_flagged(findings: list[Finding] | tuple[Finding, ...]) -> bool:
+    """Whether findings add up to a flag: weights sum to at least 1, quoted ones to at most 0.5."""
+    plain = sum(f.weight for f in findings if not f.quoted)
+    quoted = min(_QUOTED_CAP, sum(f.weight for f in findings if f.quoted))
+    return plain + quoted >= _FLAG_THRESHOLD - 1e-9
+
+
+def neutralize(text: str) -> tuple[str, list[Finding]]:
+    """``(text, [])`` for clean text; for flagged text, the defanged text and its findings.
+
+    The text is only changed when it is flagged: zero-width characters are removed, angle
+    brackets become single angle quotes (U+2039, U+203A), ``[INST]``-style and ``[SYSTEM]``
+    brackets become full-width, tool keys in JSON get curly quotes, role colons become U+A789,
+    and links lose their scheme (``hxxps://``) and their image ``!``. Add :data:`FLAG_NOTE`
+    where the text is shown.
+    """
+    cleaned, findings = _neutralize(text)
+    return cleaned, list(findings)
+
+
+@lru_cache(maxsize=8192)
+def _neutralize(text: str) -> tuple[str, tuple[Finding, ...]]:
+    findings = _scan(text)
+    if not is_flagged(findings):
+        return text, ()
+    return _defang(_ZERO_WIDTH.sub("", text)), findings
+
+
+@lru_cache(maxsize=8192)
+def _scan(text: str) -> tuple[Finding, ...]:
+    if not text or not _TRIGGER.search(text):
+        return ()
+    bare = _ZERO_WIDTH.sub("", text)
+    findings = [*_marker_findings(bare), *_marker_findings(unicodedata.normalize("NFKC", bare))]
+    folded = _fold(bare)
+    findings += [
+        _finding(rule, m.group(0)) for rule in _PHRASE_RULES for m in rule.pattern.finditer(folded)
+    ]
+    findings += [
+        _finding(_FOREIGN_RULE, m.group(0))
+        for m in _FOREIGN_RULE.pattern.finditer(unicodedata.normalize("NFKC", bare).lower())
+    ]
+    unique = {(f.rule, f.excerpt.lower()): f for f in findings}
+    return tuple(sorted(unique.values(), key=lambda f: (-f.weight, f.rule, f.excerpt)))
+
+
+def _marker_findings(text: str) -> list[Finding]:
+    quoted_spans = [m.span() for m in _CODE.finditer(text)] if "`" in text or "~~~" in text else []
+    found = []
+    for rule in _MARKER_RULES:
+        for match in rule.pattern.finditer(text):
+            quoted = any(start <= match.start() < end for start, end in quoted_spans)
+            weight = rule.weight * (0.25 if quoted else 1.0)
+            if rule.name == "markdown-image-remote" and _BADGE_QUERY.search(match.group(0)):
+                weight *= 0.5
+            found.append(_finding(rule, match.group(0), weight=weight, quoted=quoted))
+    return found
+
+
+def _finding(
+    rule: _Rule, excerpt: str, *, weight: float | None = None, quoted: bool = False
+) -> Finding:
+    excerpt = " ".join(excerpt.split())[:_EXCERPT_CHARS]
+    return Finding(rule.kind, rule.name, excerpt, rule.weight if weight is None else weight, quoted)
+
+
+def _fold(text: str) -> str:
+    """A lower-case view that undoes common obfuscation (only for matching, never shown)."""
+    view = unicodedata.normalize("NFKC", text).lower().translate(_CONFUSABLES)
+    view = _LEET_WORD.sub(lambda m: m.group(0).translate(_LEET), view)
+    view = _LETTER_SPACED.sub(lambda m: re.sub(r"[ .\-_*]", "", m.group(0)), view)
+    return " ".join(view.split())
+
+
+_DEFANG_RULES: tuple[tuple[re.Pattern[str], str], ...] = (
+    (re.compile(r"\[(\s*/?\s*INST\s*)\]", re.I), _FW_OPEN + "\\1" + _FW_CLOSE),
+    (
+        re.compile(r"\[(\s*(?:system|admin|developer|assistant)\b[^\]\n]{0,30})\]", re.I),
+        _FW_OPEN + "\\1" + _FW_CLOSE,
+    ),
+    (
+        re.compile(r"\[(\s*end\s+(?:of\s+)?(?:the\s+)?memory[^\]\n]{0,20})\]", re.I),
+        _FW_OPEN + "\\1" + _FW_CLOSE,
+    ),
+    (
+        re.compile(
+            r"[\"'](tool_calls|function_call|tool_use|name|arguments|parameters)[\"'](\s*:)", re.I
+        ),
+        "\u201c\\1\u201d\\2",
+    ),
+    (
+        re.compile(
+            r"^([ \t>]*(?:#{1,6}|\*\*)?[ \t]*(?:system|assistant|user|human|instructions?|"
+            r"system\s+prompt)[ \t]*(?:\*\*)?[ \t]*):",
+            re.I | re.M,
+        ),
+        "\\1" + _COLON,
+    ),
+    (re.compile(r"!\[([^\]\n]{0,200})\]\(", re.I), "[\\1]("),
+    (re.compile(r"\b(h)tt(ps?:)//", re.I), "\\1xx\\2//"),
+    (re.compile(r"(\]\(\s*)javascript:", re.I), "\\1javascript" + _COLON),
+)
+
+
+def _defang(text: str) -> str:
+    for pattern, replacement in _DEFANG_RULES:
+        text = pattern.sub(replacement, text)
+    return text.translate(_DEFANG)
