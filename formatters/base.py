@@ -99,8 +99,10 @@ class RenderItem:
 class RenderedItem:
     """One item that made it into the text.
 
-    ``layer`` is how it reads: index (a summary line), timeline (full content among its
-    neighbours) or detail (full content, without neighbours or with metadata). ``tokens`` is what
+    ``layer`` is how it reads: index (a summary line; a short memory reads whole even so),
+    timeline (full content among the neighbours it came with), or detail (full content, with
+    metadata where the style shows it; also a timeline item whose neighbours did not fit, and
+    an index item under a formatter that shows every item's content). ``tokens`` is what
     the item added by the formatter's accounting (its lines and any header it opened); the shares
     add up to within a few tokens of :attr:`Rendered.tokens`. ``full`` says the item's whole
     content is in the text (after private spans were removed); ``truncated`` that it was cut with

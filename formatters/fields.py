@@ -61,9 +61,9 @@ def summary_of(memory: Memory) -> Clean:
 def one_line_summary(text: str, limit: int = MAX_SUMMARY_CHARS) -> str:
     """The first sentence(s) of ``text`` on one line, at most ``limit`` characters.
 
-    Whole sentences are taken while they fit; a first sentence that is too long is cut at a
-    clause boundary in its second half, else at a word boundary, else mid-word (scripts without
-    spaces), and ends with ``…``.
+    Whole sentences are taken while they fit (if they fill at least half the limit); otherwise
+    the text is cut at a clause boundary in the second half of the limit, else at a word
+    boundary, else mid-word (scripts without spaces), and ends with ``…``.
     """
     flat = " ".join(text.split())
     if len(flat) <= limit:
@@ -74,9 +74,9 @@ def one_line_summary(text: str, limit: int = MAX_SUMMARY_CHARS) -> str:
         if len(candidate) > limit:
             break
         taken = candidate
-    if taken:
+    if len(taken) >= limit // 2:
         return taken
-    return cut_words(flat, limit - len(ELLIPSIS)) + ELLIPSIS
+    return cut_words(flat, limit - len(ELLIPSIS)) + ELLIPSIS  # a short first sentence: go on
 
 
 def cut_words(text: str, limit: int) -> str:
@@ -84,6 +84,8 @@ def cut_words(text: str, limit: int) -> str:
     if len(text) <= limit:
         return text
     head = text[:limit]
+    if text[limit].isspace():
+        return head.rstrip()
     clauses = [m.end() for m in _CLAUSE_END.finditer(head) if m.end() >= limit // 2]
     if clauses:
         return head[: clauses[-1]].rstrip(f" -{_DASHES}")

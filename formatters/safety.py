@@ -63,17 +63,20 @@ def strip_private(text: str) -> str:
     position = 0
     for tag in _PRIVATE_TAG.finditer(text):
         if depth == 0:
-            _keep(kept, text[position : tag.start()])
+            _keep(kept, text[position : tag.start()], after_cut=position > 0)
         depth = max(0, depth - 1) if tag.group(1) else depth + 1
         position = tag.end()
     if depth == 0:
-        _keep(kept, text[position:])
+        _keep(kept, text[position:], after_cut=True)
     result = "".join(kept)
+    if depth or position == len(text):  # the text ended in a removed span
+        result = result.rstrip()
     return result if result.strip() else ""
 
 
-def _keep(kept: list[str], piece: str) -> None:
-    if kept and kept[-1][-1:].isspace():
+def _keep(kept: list[str], piece: str, *, after_cut: bool) -> None:
+    """Append ``piece``; whitespace on both sides of a removed span collapses to the left side's."""
+    if after_cut and (not kept or kept[-1][-1:].isspace()):
         piece = piece.lstrip()
     if piece:
         kept.append(piece)
@@ -105,7 +108,9 @@ class _Rule:
 _I = re.IGNORECASE | re.MULTILINE
 _FILLER = r"(?:\s+[\w'\u2019-]+){0,3}?"
 _OVERRIDE_VERBS = (
-    r"ignore|disregard|forget|override|overwrite|bypass|skip|drop|abandon|discard|neglect|ditch"
+    r"ignore|disregard|forget|override|overwrite|bypass|skip|drop|abandon|discard|neglect|ditch|"
+    r"pay\s+no\s+attention\s+to|do\s+not\s+(?:follow|obey)|don't\s+(?:follow|obey)|"
+    r"stop\s+following|no\s+longer\s+(?:follow|obey)"
 )
 _EARLIER = (
     r"previous|prior|above|earlier|preceding|foregoing|former|original|initial|old|existing|"
@@ -128,6 +133,66 @@ _PHRASE_RULES = (
     ),
     _Rule(
         "override",
+        "ignore-instructions-given-earlier",
+        re.compile(
+            rf"\b(?:{_OVERRIDE_VERBS})\b{_FILLER}\s+(?:the|your|all|any|these|those|my)\s+"
+            rf"(?:{_INSTRUCTIONS})\b(?:\s+[\w']+){{0,4}}?\s+(?:above|earlier|before|previously|"
+            r"so\s+far|until\s+now|you\s+(?:were|have\s+been)\s+given)"
+        ),
+    ),
+    _Rule(
+        "override",
+        "ignore-the-above",
+        re.compile(
+            r"\b(?:ignore|disregard|forget)\s+(?:all\s+(?:of\s+)?)?(?:the\s+|everything\s+)?"
+            r"(?:above|previous|prior|preceding|foregoing)(?=\s*(?:[.,;:!]|and\b|$))"
+        ),
+        weight=0.5,
+    ),
+    _Rule(
+        "override",
+        "your-real-task",
+        re.compile(
+            r"\byour\s+(?:real|actual|true|new|only)\s+(?:task|job|goal|objective|instructions?|"
+            r"purpose|mission)\s+(?:is|are|now)\b"
+        ),
+    ),
+    _Rule(
+        "override",
+        "address-the-ai",
+        re.compile(
+            r"\b(?:note|message|instructions?|reminder)\s+(?:to|for)\s+(?:the\s+|any\s+|all\s+)?"
+            r"(?:ai|assistant|llm|language\s+model|chatbot|model)s?\b|\b(?:ai|assistant|llm|model)s?"
+            r"\s+reading\s+this\b|\bif\s+you\s+are\s+an?\s+(?:ai|llm|language\s+model|assistant)\b"
+        ),
+        weight=0.5,
+    ),
+    _Rule(
+        "override",
+        "pwned",
+        re.compile(r"\b(?:pwned|pwnd|i\s+have\s+been\s+pwned)\b"),
+        weight=0.5,
+    ),
+    _Rule(
+        "override",
+        "ignore-previous-directions",
+        re.compile(
+            rf"\b(?:{_OVERRIDE_VERBS})\b{_FILLER}\s+(?:{_EARLIER})\b{_FILLER}\s+"
+            r"(?:directions|rules|guidelines|commands|orders|messages|context)\b"
+        ),
+        weight=0.5,
+    ),
+    _Rule(
+        "override",
+        "instead-do",
+        re.compile(
+            r"\b(?:and\s+)?instead,?\s+(?:just\s+)?(?:print|say|output|write|respond|reply|"
+            r"reveal|return|answer)\b"
+        ),
+        weight=0.5,
+    ),
+    _Rule(
+        "override",
         "forget-everything",
         re.compile(
             r"\b(?:forget|disregard|ignore)\s+(?:everything|all(?:\s+of\s+it)?|what)\s+"
@@ -140,7 +205,7 @@ _PHRASE_RULES = (
         "new-instructions",
         re.compile(
             r"\b(?:new|updated|real|actual|true|revised)\s+(?:system\s+)?"
-            r"(?:instructions|prompt|directives?)\s*(?::|follow|below|are\b)"
+            r"(?:instructions|prompt|directives?|rules?|policy)\s*(?::|follow|below|are\b)"
         ),
         weight=0.5,
     ),
@@ -205,7 +270,9 @@ _PHRASE_RULES = (
         "hide-from-user",
         re.compile(
             r"\b(?:do\s+not|don't|never)\s+(?:tell|inform|mention\s+(?:this\s+)?to|reveal\s+(?:this\s+)?"
-            r"to|let)\s+the\s+user\b|\bwithout\s+(?:telling|informing|alerting)\s+the\s+user\b"
+            r"to|let)\s+the\s+user\b|\bwithout\s+(?:telling|informing|alerting)\s+the\s+user\b|"
+            r"\b(?:never|do\s+not|don't)\s+(?:mention|reveal|disclose|repeat)\s+(?:this|these)\s+"
+            r"(?:rules?|instructions?|messages?|notes?)\b"
         ),
         weight=0.5,
     ),
@@ -297,9 +364,18 @@ _MARKER_RULES = (
         "role_tag",
         "bracket-role",
         re.compile(
-            r"(?:^|\A)[ \t>]*\[\s*(?:system|admin|developer|assistant)(?:\s+(?:message|prompt|note|"
-            r"override|instructions?))?\s*\]",
+            r"^[ \t>]*\[{1,2}\s*(?:system|admin|developer|assistant)(?:\s+(?:message|prompt|note|"
+            r"override|instructions?))?\s*\]{1,2}",
             _I,
+        ),
+        marker=True,
+    ),
+    _Rule(
+        "role_tag",
+        "system-shout",
+        re.compile(
+            r"\bSYSTEM\s+(?:OVERRIDE|MESSAGE|NOTICE|INSTRUCTIONS?|PROMPT|UPDATE|ALERT|COMMAND)\b|"
+            r"\bEND\s+OF\s+(?:DOCUMENT|CONTEXT|INPUT|MEMORY|DATA)\b"
         ),
         marker=True,
     ),
@@ -374,14 +450,17 @@ _LEET = str.maketrans(
         "|": "l",
     }
 )
-_LEET_WORD = re.compile(r"\b\w*[a-z]\w*[0134579@$!|][\w@$!|]*|\b[0134579@$!|]+[a-z][\w@$!|]*")
+_LEET_WORD = re.compile(r"[\w@$!|]*[a-z][\w@$!|]*")
+_LEET_CHARS = frozenset("0134579@$!|")
 _CONFUSABLES = str.maketrans(
     "аеорсухіјѕԁɡℓαεορτυνκιмтвнАЕОРСХІЈЅΑΕΟΡΤΥΝΚΙМТВН",
     "aeopcyxijsdglaeoptuvkimtbhaeopcxijsaeoptynkimtbh",
 )
 _TRIGGER = re.compile(
     r"[<\[{]|!\[|#|\]\(|ignor|disregard|forget|overrid|overwrit|bypass|instruc|system|prompt|"
-    r"jailbreak|mode|now\b|act\s+as|pretend|reveal|assistant|model|send|upload|tell|user|"
+    r"jailbreak|mode|now\b|act\s+as|pretend|reveal|assistant|model|send|upload|tell|user|task|"
+    r"note|rule|attention|follow|pwn|anweisung|vergiss|oubli|consigne|olvid|istruzion|dimentica|"
+    r"\bai\b|\bllm|END\s+OF|"
     r"[^\x00-\x7f]|\b(?:\w[ .\-_*]){3}\w\b|[a-z][0134579@$!|]+[a-z]",
     re.IGNORECASE,
 )
@@ -468,9 +547,18 @@ def _finding(
 def _fold(text: str) -> str:
     """A lower-case view that undoes common obfuscation (only for matching, never shown)."""
     view = unicodedata.normalize("NFKC", text).lower().translate(_CONFUSABLES)
-    view = _LEET_WORD.sub(lambda m: m.group(0).translate(_LEET), view)
+    view = _LEET_WORD.sub(_unleet, view)
     view = _LETTER_SPACED.sub(lambda m: re.sub(r"[ .\-_*]", "", m.group(0)), view)
-    return " ".join(view.split())
+    return " ".join(view.replace("_", " ").split())
+
+
+def _unleet(match: re.Match[str]) -> str:
+    """``1gn0re`` -> ``ignore``; trailing ``!`` and ``|`` stay punctuation (``pwned!!``)."""
+    word = match.group(0)
+    core = word.rstrip("!|")
+    if not _LEET_CHARS.intersection(core) or core.isdigit():
+        return word
+    return core.translate(_LEET) + word[len(core) :]
 
 
 _DEFANG_RULES: tuple[tuple[re.Pattern[str], str], ...] = (
