@@ -1,4 +1,29 @@
-"""How disclosed memories read: formatters, their registry, citations, safety and token counts."""
+"""How disclosed memories read: formatters, their registry, citations, safety and token counts.
+
+The controller decides what to disclose and at which layer; a formatter renders it within an
+exact token budget::
+
+    from formatters import Layer, RenderItem, WrapperInfo, get_formatter, render_context
+
+    fmt = get_formatter(profile.level(level).formatter, profile.formatting)
+    items = [  # in priority order: the order decides what gets in when the budget is short
+        RenderItem(memory=m, citation="mem:a7Bc3x", score=0.93, tier="warm", layer=Layer.DETAIL),
+        RenderItem(memory=h, citation="mem:x9Yz2w", score=0.81, tier="cold",
+                   layer=Layer.TIMELINE, neighbours=around_h, neighbour_citations=cites),
+        ...
+    ]
+    fmt.cost(items[0], counter)               # what one item costs alone, to plan expansions
+    planner = fmt.plan(counter, now=now)      # built-ins: marginal costs given what is placed
+    out = render_context(fmt, items, budget=budget, counter=counter, now=now,
+                         info=WrapperInfo(level="standard", signals=..., complexity=0.4,
+                                          full_history_tokens=full),
+                         options=profile.formatting)
+    out.text, out.tokens, out.items, out.omitted   # tokens == counter(text) <= budget
+
+Modules: ``base`` (the contract), ``layout`` (the packing engine), ``chronological``, ``blocks``
+and ``jsonfmt`` (the built-ins, listed in ``builtin``), ``fields`` (how each field reads),
+``citations``, ``safety`` and ``injection_rules``, ``wrapper``, ``tokens``, ``registry``.
+"""
 
 from formatters.base import (
     ConfigurableFormatter,

