@@ -22,7 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from analyzers import DisclosureLevel
 from analyzers.config import AnalyzerConfig
 from formatters import FORMATTERS
-from formatters.config import CitationConfig, TokenConfig
+from formatters.config import CitationConfig, FormattingConfig, TokenConfig
 from tiers.config import TiersConfig
 from tiers.errors import ProfileError, describe_validation_error
 
@@ -142,6 +142,7 @@ class Profile(_Section):
     expansion: ExpansionConfig = ExpansionConfig()
     caches: CacheConfig = CacheConfig()
     citations: CitationConfig = CitationConfig()
+    formatting: FormattingConfig = FormattingConfig()
     analyzer: AnalyzerConfig = AnalyzerConfig()
     tiers: TiersConfig = TiersConfig()
 
