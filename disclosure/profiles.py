@@ -22,7 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from analyzers import DisclosureLevel
 from analyzers.config import AnalyzerConfig
 from formatters import FORMATTERS
-from formatters.config import CitationConfig, TokenConfig
+from formatters.config import CitationConfig, FormattingConfig, TokenConfig
 from tiers.config import TiersConfig
 from tiers.errors import ProfileError, describe_validation_error
 
@@ -70,6 +70,20 @@ def _seed_levels() -> dict[DisclosureLevel, LevelConfig]:
     }
 
 
+class BudgetLearningConfig(_Section):
+    """How the adaptive budget learns from feedback (see ``disclosure.budget``)."""
+
+    history: int = Field(default=100, gt=0)
+    min_observations: int = Field(default=5, ge=1)
+    quantile: float = Field(default=0.9, gt=0.0, le=1.0)
+    margin: float = Field(default=0.15, ge=0.0, le=2.0)
+    near_cut: float = Field(default=0.85, gt=0.0, le=1.0)
+    grow_share: float = Field(default=0.25, gt=0.0, le=1.0)
+    grow_factor: float = Field(default=1.3, ge=1.0, le=4.0)
+    min_factor: float = Field(default=0.3, gt=0.0, le=1.0)
+    max_factor: float = Field(default=2.0, ge=1.0, le=10.0)
+
+
 class BudgetConfig(_Section):
     """Token budget bounds, and the share of the model's context window kept for its reply."""
 
@@ -79,6 +93,7 @@ class BudgetConfig(_Section):
     context_window: int = Field(default=16_384, gt=0)
     reply_share: float = Field(default=0.5, gt=0.0, lt=1.0)
     adaptive: bool = True
+    learning: BudgetLearningConfig = BudgetLearningConfig()
 
     @model_validator(mode="after")
     def _ordered(self) -> BudgetConfig:
@@ -127,6 +142,7 @@ class Profile(_Section):
     expansion: ExpansionConfig = ExpansionConfig()
     caches: CacheConfig = CacheConfig()
     citations: CitationConfig = CitationConfig()
+    formatting: FormattingConfig = FormattingConfig()
     analyzer: AnalyzerConfig = AnalyzerConfig()
     tiers: TiersConfig = TiersConfig()
 

@@ -6,6 +6,9 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from analyzers import DisclosureLevel, QueryAnalysis
 from formatters.base import Layer
+from formatters.wrapper import human_tokens, savings_line
+
+__all__ = ["DisclosedItem", "DisclosureResult", "human_tokens"]
 
 
 class DisclosedItem(BaseModel):
@@ -47,21 +50,4 @@ class DisclosureResult(BaseModel):
     @property
     def savings_line(self) -> str:
         """Seed 004's line: ``Using 1.2K tokens from conversation (14x savings via ...)``."""
-        approx = "" if self.tokens_exact else "~"
-        if not self.tokens_used:
-            return "Using 0 tokens from conversation (nothing relevant to disclose)"
-        return (
-            f"Using {approx}{human_tokens(self.tokens_used)} tokens from conversation "
-            f"({self.savings:.0f}x savings via progressive disclosure)"
-        )
-
-
-def human_tokens(count: int) -> str:
-    """``950`` -> ``950``, ``1234`` -> ``1.2K``, ``20700`` -> ``21K``, ``1_500_000`` -> ``1.5M``."""
-    if count < 1000:
-        return str(count)
-    if count < 10_000:
-        return f"{count / 1000:.1f}K"
-    if count < 1_000_000:
-        return f"{count / 1000:.0f}K"
-    return f"{count / 1_000_000:.1f}M"
+        return savings_line(self.tokens_used, self.full_history_tokens, exact=self.tokens_exact)

@@ -1,6 +1,8 @@
-"""Profile sections owned by the formatters: token counting and citations."""
+"""Profile sections owned by the formatters: token counting, citations and formatting."""
 
 from __future__ import annotations
+
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -21,3 +23,19 @@ class CitationConfig(_Section):
     enabled: bool = True
     prefix: str = Field(default="mem", pattern=r"^[a-z][a-z0-9_-]{0,15}$")
     length: int = Field(default=6, ge=4, le=16)
+
+
+class FormattingConfig(_Section):
+    """How disclosed memories read: the wrapper around the context and per-item limits.
+
+    Every built-in formatter takes these options (``formatter.configure(options)``).
+    """
+
+    header: Literal["full", "compact", "none"] = "compact"
+    savings_line: bool = False
+    relative_ages: bool = True
+    preview_chars: int = Field(default=200, ge=0)
+    max_item_tokens: int = Field(default=0, ge=0)
+    max_entities: int = Field(default=3, ge=0)
+    meta_chars: int = Field(default=160, ge=0)
+    min_cut_tokens: int = Field(default=8, ge=1)

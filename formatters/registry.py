@@ -16,6 +16,8 @@ from collections.abc import Callable, Mapping
 from importlib.metadata import entry_points
 from typing import Generic, TypeVar, overload
 
+from formatters.base import ConfigurableFormatter, Formatter
+from formatters.config import FormattingConfig
 from tiers.errors import RegistryError
 
 log = logging.getLogger(__name__)
@@ -126,8 +128,22 @@ BUILTIN_FORMATTERS = {
     )
 }
 
-#: The formatter registry. Third parties add theirs with ``formatters.register`` or through
-#: the ``tiered_disclosure.formatters`` entry-point group.
-FORMATTERS: Registry[object] = Registry(
+#: The formatter registry. Third parties add theirs with ``FORMATTERS.register(name, obj)`` (or
+#: as a decorator) or through the ``tiered_disclosure.formatters`` entry-point group. A
+#: registered object is a :class:`~formatters.base.Formatter` instance.
+FORMATTERS: Registry[Formatter] = Registry(
     "formatter", group="tiered_disclosure.formatters", builtins=BUILTIN_FORMATTERS
 )
+
+
+def get_formatter(name: str, options: FormattingConfig | None = None) -> Formatter:
+    """The formatter registered as ``name``, configured with ``options`` when it takes them."""
+    formatter = FORMATTERS.get(name)
+    if not isinstance(formatter, Formatter):
+        raise RegistryError(
+            f"formatter {name!r} is {formatter!r}, which has no name, render() and cost(); "
+            f"register a Formatter instance"
+        )
+    if options is not None and isinstance(formatter, ConfigurableFormatter):
+        return formatter.configure(options)
+    return formatter

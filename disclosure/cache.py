@@ -1,0 +1,155 @@
+"""Per-layer caches on diskcache (seed 000 section 7), invalidated by generation counters.
+
+Layer 1 (index) caches the fused search results of a query, layer 2 (timeline) the neighbours of
+a hit, layer 3 (detail) what is loaded for one memory. Each layer has its own TTL and item bound
+from the profile; past the bound the oldest stored entries go first.
+
+Writes never leave a stale entry reachable. Keys embed generation counters kept in the same
+cache directory (so several processes sharing a data directory agree):
+
+- the global generation moves on every ingest or forget: index entries depend on the whole corpus;
+- a session's generation moves when a memory of that session changes: timelines depend on it;
+- a memory's own entries are deleted when it is replaced or forgotten.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import diskcache
+
+from disclosure.profiles import CacheConfig, LayerCacheConfig
+
+log = logging.getLogger(__name__)
+
+LAYERS = ("index", "timeline", "detail")
+_MISS = object()
+
+
+@dataclass
+class LayerStats:
+    hits: int = 0
+    misses: int = 0
+    evictions: int = 0
+
+
+class LayerCache:
+    """One layer: TTL per entry, a bound on the number of entries, hit/miss counts."""
+
+    def __init__(self, directory: Path, config: LayerCacheConfig) -> None:
+        self._cache = diskcache.Cache(str(directory))
+        self._config = config
+        self.stats = LayerStats()
+
+    def get(self, key: str) -> Any:
+        value = self._cache.get(key, default=_MISS)
+        if value is _MISS:
+            self.stats.misses += 1
+            return None
+        self.stats.hits += 1
+        return value
+
+    def set(self, key: str, value: Any) -> None:
+        self._cache.set(key, value, expire=self._config.ttl_seconds)
+        if len(self._cache) > self._config.max_items:
+            self._shrink()
+
+    def delete(self, key: str) -> None:
+        self._cache.delete(key)
+
+    def clear(self) -> None:
+        self._cache.clear()
+
+    def __len__(self) -> int:
+        return len(self._cache)
+
+    def close(self) -> None:
+        self._cache.close()
+
+    def _shrink(self) -> None:
+        self._cache.expire()
+        excess = len(self._cache) - self._config.max_items
+        for key in list(iter(self._cache))[: max(excess, 0)]:  # rowid order: oldest stored first
+            if self._cache.delete(key):
+                self.stats.evictions += 1
+
+
+@dataclass
+class DisclosureCaches:
+    """The three layer caches of one data directory, with generation-based invalidation."""
+
+    directory: Path
+    config: CacheConfig
+    layers: dict[str, LayerCache] = field(init=False)
+    _meta: diskcache.Cache = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.directory.mkdir(parents=True, exist_ok=True)
+        layer_configs = {
+            "index": self.config.index,
+            "timeline": self.config.timeline,
+            "detail": self.config.detail,
+        }
+        self.layers = {
+            name: LayerCache(self.directory / name, cfg) for name, cfg in layer_configs.items()
+        }
+        self._meta = diskcache.Cache(str(self.directory / "generations"))
+
+    @property
+    def enabled(self) -> bool:
+        return self.config.enabled
+
+    def key(self, layer: str, *parts: object, session: str | None = None) -> str:
+        """A key for ``parts`` under the current generation(s) that ``layer`` depends on."""
+        generation: tuple[object, ...] = ()
+        if layer == "index":
+            generation = (self._generation("global"),)
+        elif layer == "timeline" and session is not None:
+            generation = (self._generation(f"session:{session}"),)
+        text = "\x1f".join(str(p) for p in (*generation, *parts))
+        return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+    def get(self, layer: str, key: str) -> Any:
+        return self.layers[layer].get(key) if self.enabled else None
+
+    def set(self, layer: str, key: str, value: Any) -> None:
+        if self.enabled:
+            self.layers[layer].set(key, value)
+
+    def invalidate(self, *, ids: Iterable[str] = (), sessions: Iterable[str] = ()) -> None:
+        """After a write: move the global and the sessions' generations, drop the ids' details."""
+        self._meta.incr("global")
+        for session in set(sessions):
+            self._meta.incr(f"session:{session}")
+        detail = self.layers["detail"]
+        for memory_id in ids:
+            detail.delete(self.key("detail", memory_id))
+
+    def clear(self) -> None:
+        for layer in self.layers.values():
+            layer.clear()
+        self._meta.incr("global")
+
+    def stats(self) -> dict[str, dict[str, int]]:
+        return {
+            name: {
+                "entries": len(layer),
+                "hits": layer.stats.hits,
+                "misses": layer.stats.misses,
+                "evictions": layer.stats.evictions,
+            }
+            for name, layer in self.layers.items()
+        }
+
+    def close(self) -> None:
+        for layer in self.layers.values():
+            layer.close()
+        self._meta.close()
+
+    def _generation(self, name: str) -> int:
+        return int(self._meta.get(name, default=0))

@@ -1,0 +1,237 @@
+"""Safety of disclosed text: private spans never leave, injected instructions are defanged.
+
+Two defences, applied by every built-in formatter to every piece of memory text it renders
+(content, summary, entities, metadata, neighbours):
+
+- :func:`strip_private` removes ``<private>...</private>`` spans. The controller also calls it at
+  ingest, so private text is never stored; the formatters call it again as defence in depth.
+- :func:`scan` and :func:`neutralize`: retrieved text that looks like prompt injection is defanged
+  before it reaches the model. Findings carry a weight; a text is *flagged* when its weights add up
+  to at least 1. A flagged text has its markers made unparseable (angle brackets become single
+  angle quotes U+2039 and U+203A, ``[INST]`` gets full-width brackets, ``"tool_calls"`` gets curly
+  quotes, links lose ``http``) and the formatter prefixes it with :data:`FLAG_NOTE`. Text that is
+  not flagged is returned unchanged, so benign memories stay verbatim.
+
+What counts (the rules are in :mod:`formatters.injection_rules`; the corpora in
+``tests/formatters/test_safety.py`` and ``benchmarks/safety_rates.py``, with measured rates):
+instructions to ignore or override earlier instructions (English plus nine other languages,
+matched on a view that undoes case, spacing, zero-width characters, full-width forms, Cyrillic
+look-alikes and leetspeak), requests to reveal the system prompt, persona switches ("you are now
+DAN"), chat-template markers (``<|im_start|>``, ``[INST]``, ``<<SYS>>``), fake role tags and
+headings (``<system>``, ``</user>``, ``### System:``, ``[SYSTEM]``), tool-call markup
+(``<tool_call>``, ``<function_calls>``, ``<invoke ...>``, ``{"tool_calls": [...]}``), escapes from
+the memory wrapper (``[End memory context]``) and Markdown image or link exfiltration
+(``![x](https://evil/?q=...)``). Markers inside Markdown code (fenced or inline) count as quoted,
+at a quarter of their weight, so documentation *about* these markers is not flagged on their
+account alone.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+from functools import lru_cache
+
+from formatters.injection_rules import (
+    BADGE_QUERY,
+    DEFANG_BRACKETS,
+    DEFANG_RULES,
+    FOREIGN_RULE,
+    MARKER_RULES,
+    PHRASE_RULES,
+    Rule,
+)
+
+__all__ = [
+    "FLAG_NOTE",
+    "Finding",
+    "is_flagged",
+    "neutralize",
+    "scan",
+    "strip_private",
+]
+
+#: What a formatter puts before a flagged text.
+FLAG_NOTE = "[flagged: possible prompt injection]"
+
+# -- private spans --------------------------------------------------------------------------------
+
+_PRIVATE_TAG = re.compile(r"<\s*(/?)\s*private\b[^<>]*>", re.IGNORECASE)
+
+
+def strip_private(text: str) -> str:
+    """``text`` without its ``<private>`` spans; ``""`` when nothing but whitespace remains.
+
+    Tags are matched case-insensitively and may carry attributes (``<private reason="pin">``);
+    spans may nest and cross lines. An unclosed tag hides everything after it; a stray closing tag
+    is dropped. Whitespace on both sides of a removed span collapses to the left side's.
+    """
+    if "<" not in text or "private" not in text.lower():
+        return text
+    kept: list[str] = []
+    depth = 0
+    position = 0
+    for tag in _PRIVATE_TAG.finditer(text):
+        if depth == 0:
+            _keep(kept, text[position : tag.start()], after_cut=position > 0)
+        depth = max(0, depth - 1) if tag.group(1) else depth + 1
+        position = tag.end()
+    if depth == 0:
+        _keep(kept, text[position:], after_cut=True)
+    result = "".join(kept)
+    if depth or position == len(text):  # the text ended in a removed span
+        result = result.rstrip()
+    return result if result.strip() else ""
+
+
+def _keep(kept: list[str], piece: str, *, after_cut: bool) -> None:
+    """Append ``piece``; whitespace on both sides of a removed span collapses to the left side's."""
+    if after_cut and (not kept or kept[-1][-1:].isspace()):
+        piece = piece.lstrip()
+    if piece:
+        kept.append(piece)
+
+
+# -- prompt injection -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """One suspicious pattern: its kind, the rule that fired, the text it matched and its weight."""
+
+    kind: str
+    rule: str
+    excerpt: str
+    weight: float
+    quoted: bool = False
+
+
+_ZERO_WIDTH = re.compile("[\u00ad\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\ufeff]")
+_CODE = re.compile(r"```.*?(?:```|\Z)|~~~.*?(?:~~~|\Z)|`[^`\n]+`", re.DOTALL)
+_LETTER_SPACED = re.compile(r"\b(?:\w[ .\-_*]){2,}\w\b")
+_LEET = str.maketrans(
+    {
+        "0": "o",
+        "1": "i",
+        "3": "e",
+        "4": "a",
+        "5": "s",
+        "7": "t",
+        "@": "a",
+        "$": "s",
+        "!": "i",
+        "|": "l",
+    }
+)
+_LEET_WORD = re.compile(r"[\w@$!|]*[a-z][\w@$!|]*")
+_LEET_CHARS = frozenset("0134579@$!|")
+_CONFUSABLES = str.maketrans(
+    "аеорсухіјѕԁɡℓαεορτυνκιмтвнАЕОРСХІЈЅΑΕΟΡΤΥΝΚΙМТВН",
+    "aeopcyxijsdglaeoptuvkimtbhaeopcxijsaeoptynkimtbh",
+)
+_TRIGGER = re.compile(
+    r"[<\[{]|!\[|#|\]\(|ignor|disregard|forget|overrid|overwrit|bypass|instruc|system|prompt|"
+    r"jailbreak|mode|now\b|act\s+as|pretend|reveal|assistant|model|send|upload|tell|user|task|"
+    r"note|rule|attention|follow|pwn|anweisung|vergiss|oubli|consigne|olvid|istruzion|dimentica|"
+    r"\bai\b|\bllm|END\s+OF|"
+    r"[^\x00-\x7f]|\b(?:\w[ .\-_*]){3}\w\b|[a-z][0134579@$!|]+[a-z]",
+    re.IGNORECASE,
+)
+_FLAG_THRESHOLD = 1.0
+_QUOTED_CAP = 0.5  # markers quoted in Markdown code never flag a text on their own
+_EXCERPT_CHARS = 80
+
+
+def scan(text: str) -> list[Finding]:
+    """Every suspicious pattern in ``text``, strongest first; an empty list for clean text."""
+    return list(_scan(text))
+
+
+def is_flagged(findings: list[Finding] | tuple[Finding, ...]) -> bool:
+    """Whether findings add up to a flag: weights sum to at least 1, quoted ones to at most 0.5."""
+    plain = sum(f.weight for f in findings if not f.quoted)
+    quoted = min(_QUOTED_CAP, sum(f.weight for f in findings if f.quoted))
+    return plain + quoted >= _FLAG_THRESHOLD - 1e-9
+
+
+def neutralize(text: str) -> tuple[str, list[Finding]]:
+    """``(text, [])`` for clean text; for flagged text, the defanged text and its findings.
+
+    The text is only changed when it is flagged: zero-width characters are removed, angle
+    brackets become single angle quotes (U+2039, U+203A), ``[INST]``-style and ``[SYSTEM]``
+    brackets become full-width, tool keys in JSON get curly quotes, role colons become U+A789,
+    and links lose their scheme (``hxxps://``) and their image ``!``. Add :data:`FLAG_NOTE`
+    where the text is shown.
+    """
+    cleaned, findings = _neutralize(text)
+    return cleaned, list(findings)
+
+
+@lru_cache(maxsize=8192)
+def _neutralize(text: str) -> tuple[str, tuple[Finding, ...]]:
+    findings = _scan(text)
+    if not is_flagged(findings):
+        return text, ()
+    return _defang(_ZERO_WIDTH.sub("", text)), findings
+
+
+@lru_cache(maxsize=8192)
+def _scan(text: str) -> tuple[Finding, ...]:
+    if not text or not _TRIGGER.search(text):
+        return ()
+    bare = _ZERO_WIDTH.sub("", text)
+    findings = [*_marker_findings(bare), *_marker_findings(unicodedata.normalize("NFKC", bare))]
+    folded = _fold(bare)
+    findings += [
+        _finding(rule, m.group(0)) for rule in PHRASE_RULES for m in rule.pattern.finditer(folded)
+    ]
+    findings += [
+        _finding(FOREIGN_RULE, m.group(0))
+        for m in FOREIGN_RULE.pattern.finditer(unicodedata.normalize("NFKC", bare).lower())
+    ]
+    unique = {(f.rule, f.excerpt.lower()): f for f in findings}
+    return tuple(sorted(unique.values(), key=lambda f: (-f.weight, f.rule, f.excerpt)))
+
+
+def _marker_findings(text: str) -> list[Finding]:
+    quoted_spans = [m.span() for m in _CODE.finditer(text)] if "`" in text or "~~~" in text else []
+    found = []
+    for rule in MARKER_RULES:
+        for match in rule.pattern.finditer(text):
+            quoted = any(start <= match.start() < end for start, end in quoted_spans)
+            weight = rule.weight * (0.25 if quoted else 1.0)
+            if rule.name == "markdown-image-remote" and BADGE_QUERY.search(match.group(0)):
+                weight *= 0.5
+            found.append(_finding(rule, match.group(0), weight=weight, quoted=quoted))
+    return found
+
+
+def _finding(
+    rule: Rule, excerpt: str, *, weight: float | None = None, quoted: bool = False
+) -> Finding:
+    excerpt = " ".join(excerpt.split())[:_EXCERPT_CHARS]
+    return Finding(rule.kind, rule.name, excerpt, rule.weight if weight is None else weight, quoted)
+
+
+def _fold(text: str) -> str:
+    """A lower-case view that undoes common obfuscation (only for matching, never shown)."""
+    view = unicodedata.normalize("NFKC", text).lower().translate(_CONFUSABLES)
+    view = _LEET_WORD.sub(_unleet, view)
+    view = _LETTER_SPACED.sub(lambda m: re.sub(r"[ .\-_*]", "", m.group(0)), view)
+    return " ".join(view.replace("_", " ").split())
+
+
+def _unleet(match: re.Match[str]) -> str:
+    """``1gn0re`` -> ``ignore``; trailing ``!`` and ``|`` stay punctuation (``pwned!!``)."""
+    word = match.group(0)
+    core = word.rstrip("!|")
+    if not _LEET_CHARS.intersection(core) or core.isdigit():
+        return word
+    return core.translate(_LEET) + word[len(core) :]
+
+
+def _defang(text: str) -> str:
+    for pattern, replacement in DEFANG_RULES:
+        text = pattern.sub(replacement, text)
+    return text.translate(DEFANG_BRACKETS)

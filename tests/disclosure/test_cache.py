@@ -1,0 +1,83 @@
+"""Per-layer caches: TTLs, bounds, and no stale entry after a write."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from disclosure.cache import DisclosureCaches
+from disclosure.profiles import CacheConfig, LayerCacheConfig
+
+
+def caches(tmp_path: Path, **layers: LayerCacheConfig) -> DisclosureCaches:
+    return DisclosureCaches(tmp_path / "cache", CacheConfig(**layers))
+
+
+def test_values_round_trip_per_layer(tmp_path: Path) -> None:
+    """A value set in a layer comes back from that layer only, and hits/misses are counted."""
+    c = caches(tmp_path)
+    key = c.key("index", "standard", "what did we decide?")
+    c.set("index", key, [("m1", 0.9)])
+    assert c.get("index", key) == [("m1", 0.9)]
+    assert c.get("timeline", key) is None
+    assert c.stats()["index"] == {"entries": 1, "hits": 1, "misses": 0, "evictions": 0}
+    assert c.stats()["timeline"]["misses"] == 1
+
+
+def test_entries_expire_after_their_ttl(tmp_path: Path) -> None:
+    """An entry older than its layer's TTL is gone."""
+    c = caches(tmp_path, index=LayerCacheConfig(ttl_seconds=0.05, max_items=10))
+    key = c.key("index", "q")
+    c.set("index", key, "v")
+    time.sleep(0.1)
+    assert c.get("index", key) is None
+
+
+def test_each_layer_is_bounded_oldest_first(tmp_path: Path) -> None:
+    """Past max_items the oldest stored entries are evicted."""
+    c = caches(tmp_path, detail=LayerCacheConfig(ttl_seconds=60, max_items=3))
+    keys = [c.key("detail", f"m{i}") for i in range(5)]
+    for i, key in enumerate(keys):
+        c.set("detail", key, i)
+    assert len(c.layers["detail"]) == 3
+    assert [c.get("detail", k) for k in keys] == [None, None, 2, 3, 4]
+
+
+def test_a_write_makes_every_dependent_entry_unreachable(tmp_path: Path) -> None:
+    """Index entries die on any write, timelines on a write to their session, details by id."""
+    c = caches(tmp_path)
+    index_key = c.key("index", "q")
+    timeline_a = c.key("timeline", "m1", 3, session="A")
+    timeline_b = c.key("timeline", "m9", 3, session="B")
+    detail_1, detail_2 = c.key("detail", "m1"), c.key("detail", "m2")
+    for layer, key in [
+        ("index", index_key),
+        ("timeline", timeline_a),
+        ("timeline", timeline_b),
+        ("detail", detail_1),
+        ("detail", detail_2),
+    ]:
+        c.set(layer, key, "cached")
+    c.invalidate(ids=["m1"], sessions=["A"])
+    assert c.get("index", c.key("index", "q")) is None
+    assert c.get("timeline", c.key("timeline", "m1", 3, session="A")) is None
+    assert c.get("timeline", c.key("timeline", "m9", 3, session="B")) == "cached"
+    assert c.get("detail", c.key("detail", "m1")) is None
+    assert c.get("detail", c.key("detail", "m2")) == "cached"
+
+
+def test_generations_survive_reopening(tmp_path: Path) -> None:
+    """A second process (or a restart) sees the same generations, so it cannot read stale data."""
+    first = caches(tmp_path)
+    first.set("index", first.key("index", "q"), "old")
+    first.invalidate(ids=["m1"])
+    first.close()
+    second = caches(tmp_path)
+    assert second.get("index", second.key("index", "q")) is None
+
+
+def test_disabled_caches_store_nothing(tmp_path: Path) -> None:
+    """With caches off, set is a no-op and get always misses."""
+    c = DisclosureCaches(tmp_path / "cache", CacheConfig(enabled=False))
+    c.set("index", "k", "v")
+    assert c.get("index", "k") is None
