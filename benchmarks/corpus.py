@@ -2,10 +2,10 @@
 
 Turns read like terse engineering chat ("we should move the billing cron to postgres before
 the friday deploy ..."): function words at English-like rates, then content words drawn from a
-Zipf-Mandelbrot law (s = 1.1, q = 20) over a vocabulary whose head is real domain words and whose long tail is
-pronounceable made-up words, so term statistics (a few very common terms, a huge tail of rare
-ones) look like a real conversation log. Sessions of ~40 alternating user/assistant turns a
-minute or two apart. Same seed, same corpus, on every machine.
+Zipf-Mandelbrot law (s = 1.1, q = 20) over a vocabulary whose head is real domain words and
+whose long tail is pronounceable made-up words, so term statistics (a few very common terms, a
+huge tail of rare ones) look like a real conversation log. Sessions of ~40 alternating
+user/assistant turns a minute or two apart. Same seed, same corpus, on every machine.
 
     from benchmarks.corpus import generate, queries
     memories = list(generate(10_000, seed=3))
@@ -28,22 +28,23 @@ ZIPF_S = 1.1
 ZIPF_Q = 20.0
 SESSION_TURNS = 40
 
-FUNCTION_WORDS = (
-    "the to and a of we it is in that for on this with be so but if i you should can "
-    "was are not just then when now what it's do about at as or from"
+FUNCTION_WORDS = (  # noqa: SIM905 - a word list reads better as text
+    "the to and a of we it is in that for on this with be so but if i you should can was "
+    "are not just then when now what it's do about at as or from"
 ).split()
-DOMAIN_WORDS = (
+DOMAIN_WORDS = (  # noqa: SIM905 - a word list reads better as text
     "billing invoice postgres deploy cron email redis cache queue worker retry timeout "
     "migration schema index query latency api endpoint token auth login session cookie "
     "customer account payment refund stripe webhook alert pager incident rollback release "
-    "staging production config env secret key docker kubernetes pod node cluster build test "
-    "flaky pipeline ci lint type error exception trace log metric dashboard grafana sentry "
-    "pdf report export csv upload bucket s3 backup restore snapshot disk memory cpu thread "
-    "lock race deadlock batch job schedule friday monday sprint ticket review merge branch "
-    "commit hotfix patch version dependency upgrade python rust typescript react frontend "
-    "backend mobile ios android search ranking embedding vector model prompt context budget"
+    "staging production config env secret key docker kubernetes pod node cluster build "
+    "test flaky pipeline ci lint type error exception trace log metric dashboard grafana "
+    "sentry pdf report export csv upload bucket s3 backup restore snapshot disk memory "
+    "cpu thread lock race deadlock batch job schedule friday monday sprint ticket review "
+    "merge branch commit hotfix patch version dependency upgrade python rust typescript "
+    "react frontend backend mobile ios android search ranking embedding vector model "
+    "prompt context budget"
 ).split()
-VERBS = (
+VERBS = (  # noqa: SIM905 - a word list reads better as text
     "move fix check add remove rename split merge deploy revert bump retry cache log "
     "measure profile document review ship test rewrite migrate pin drop"
 ).split()

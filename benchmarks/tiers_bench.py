@@ -114,7 +114,8 @@ def phase_hot(n: int) -> dict[str, Any]:
     hot.admit(memories)
     build = time.perf_counter() - start
     probes = queries(memories, QUERIES, seed=4)
-    result = {"n": n, "admit_ms": round(build * 1e3, 2), "search": latencies(lambda q: hot.search(q, 5), probes)}
+    result = {"n": n, "admit_ms": round(build * 1e3, 2)}
+    result["search"] = latencies(lambda q: hot.search(q, 5), probes)
     result["active"] = latencies(lambda q: hot.active(5), probes)
     # the first search after a change (the index is incremental: nothing to rebuild)
     fresh = list(generate(QUERIES, seed=11))
@@ -215,12 +216,17 @@ def main(argv: list[str] | None = None) -> None:
         results["cold"] = [run_phase("cold", "fts5", args.cold_n)]
     if "rank_bm25" in only:
         sizes = [int(s) for s in args.rank_bm25_n.split(",") if s]
-        results["cold"] = results.get("cold", []) + [run_phase("cold", "rank_bm25", n) for n in sizes]
+        extra = [run_phase("cold", "rank_bm25", n) for n in sizes]
+        results["cold"] = results.get("cold", []) + extra
     RESULTS.mkdir(exist_ok=True)
     out = RESULTS / "tiers_bench.json"
     out.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
     print_table(results)
     print(f"\nwritten: {out}")
+
+
+def _lat(s: dict[str, float]) -> str:
+    return f"p50 {s['p50_ms']} ms, p95 {s['p95_ms']} ms"
 
 
 def print_table(results: dict[str, Any]) -> None:
@@ -236,16 +242,16 @@ def print_table(results: dict[str, Any]) -> None:
             rows.append(("hot", "-", r["error"][:60]))
             continue
         for key in ("search", "search_after_admit", "active"):
-            s = r[key]
-            rows.append((f"hot {key}", f"{r['n']:,}", f"p50 {s['p50_ms']} ms, p95 {s['p95_ms']} ms"))
+            rows.append((f"hot {key}", f"{r['n']:,}", _lat(r[key])))
     for r in results.get("cold", []):
         if "error" in r:
             rows.append(("cold", "-", r["error"][:60]))
             continue
-        s = r["search"]
-        rows.append((f"cold {r['engine']} search k=10", f"{r['n']:,}", f"p50 {s['p50_ms']} ms, p95 {s['p95_ms']} ms"))
-        rows.append((f"cold {r['engine']} build", f"{r['n']:,}", f"{r['build_s']} s (first query {r['first_query_s']} s)"))
-        rows.append((f"cold {r['engine']} memory/disk", f"{r['n']:,}", f"RSS +{r['rss_mb']} MB, disk {r['disk_bytes_per_memory']} B/memory"))
+        name, n = f"cold {r['engine']}", f"{r['n']:,}"
+        rows.append((f"{name} search k=10", n, _lat(r["search"])))
+        rows.append((f"{name} build", n, f"{r['build_s']} s (first query {r['first_query_s']} s)"))
+        memory = f"RSS +{r['rss_mb']} MB, disk {r['disk_bytes_per_memory']} B/memory"
+        rows.append((f"{name} memory/disk", n, memory))
     widths = [max(len(row[i]) for row in rows) for i in range(3)]
     for i, row in enumerate(rows):
         print("  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)))

@@ -32,6 +32,7 @@ from tiers.errors import TierClosedError
 from tiers.memory import Memory, ScoredMemory, as_utc
 from tiers.text import Tokenizer
 
+
 @dataclass(slots=True)
 class _Entry:
     memory: Memory
