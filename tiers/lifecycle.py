@@ -75,18 +75,23 @@ class WarmSync:
         self.warm_lock = threading.RLock()  # every warm write
         self._drain_lock = threading.Lock()  # one drainer at a time
 
-    def drain(self, *, ignore_schedule: bool = False) -> int:
-        """Process due items until none is left or a batch fails; return how many succeeded."""
+    def drain(self, *, ignore_schedule: bool = False, limit: int | None = None) -> int:
+        """Process due items until none is left, ``limit`` are done or a batch fails.
+
+        Returns how many items succeeded.
+        """
         done = 0
         with self._drain_lock:
-            while True:
-                items = self.outbox.due(self.batch_size, ignore_schedule=ignore_schedule)
+            while limit is None or done < limit:
+                size = self.batch_size if limit is None else min(self.batch_size, limit - done)
+                items = self.outbox.due(size, ignore_schedule=ignore_schedule)
                 if not items:
-                    return done
+                    break
                 ok = self._process(items)
                 if ok < 0:
-                    return done
+                    break
                 done += ok
+        return done
 
     def _process(self, items: list[OutboxItem]) -> int:
         """Apply one batch; the number applied, or -1 when the warm tier failed."""

@@ -117,8 +117,6 @@ class TieredStore:
         sync.reconcile()
         if self.config.outbox.drain == "background":
             self._worker = DrainWorker(sync)
-        elif self.config.outbox.drain == "inline":
-            sync.drain()
         return sync
 
     def _restore_hot(self) -> None:
@@ -152,7 +150,7 @@ class TieredStore:
             if self.warm is not None and changed:
                 self.outbox.enqueue_upserts(txn, [(m.id, content_sha(m.content)) for m in changed])
         self._moved_down(self.hot.admit(_latest_versions(changed)))
-        self._after_write()
+        self._after_write(len(changed))
         return IngestReport(
             added=len(added),
             replaced=len(replaced),
@@ -207,13 +205,18 @@ class TieredStore:
         )
         self.outbox.enqueue_upserts(txn, rows)
 
-    def _after_write(self) -> None:
+    def _after_write(self, queued: int) -> None:
+        """Drain inline what was just queued plus one batch of any backlog (or wake the worker).
+
+        A large backlog (a warm tier attached to a big archive) thus drains a batch per write;
+        ``flush()`` or ``drain: background`` drains it all.
+        """
         if self._sync is None:
             return
         if self._worker is not None:
             self._worker.notify()
         elif self.config.outbox.drain == "inline":
-            self._sync.drain()
+            self._sync.drain(limit=queued + self.config.outbox.batch_size)
 
     def forget(
         self, ids: Sequence[str] | None = None, *, session_id: str | None = None
@@ -267,7 +270,7 @@ class TieredStore:
         if self.warm is not None:
             self._touch_warm(distinct)
         if to_warm:
-            self._after_write()
+            self._after_write(len(to_warm))
 
     def _count_uses(self, ids: Sequence[str], moment: datetime) -> tuple[list[str], list[str]]:
         life = self.config.lifecycle
