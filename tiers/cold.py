@@ -169,7 +169,7 @@ class ColdArchive:
             verify_max_mb=self.config.verify_on_open_max_mb,
         )
         try:
-            self._engine: LexicalEngine = make_engine(self.config.engine)
+            self._engine: LexicalEngine = make_engine(self.config)
             with translate_errors(self.path):
                 self._engine.prepare(self._conn)
                 self._count = self._meta_int("count")
@@ -235,10 +235,9 @@ class ColdArchive:
         with self._lock:
             conn = self._connection()
             with translate_errors(self.path):
-                hits = self._engine.search(conn, terms, k)
+                hits, mass = self._engine.search(conn, terms, k, self._count)
                 if not hits:
                     return []
-                mass = self._engine.mass(conn, terms, self._count)
                 memories = self._by_seq([seq for seq, _ in hits])
         return [
             ScoredMemory(memories[seq], self.name, normalise(raw, mass), rank)

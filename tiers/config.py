@@ -68,11 +68,16 @@ class ColdConfig(_Section):
     survives a power loss or OS crash too (``normal`` survives a killed process only).
     ``verify_on_open_max_mb``: archives up to this size run ``PRAGMA quick_check`` when opened
     (0: never; a damaged file is still reported as soon as SQLite reads a bad page).
+    ``fts5_budget``: rows FTS5 may score per query; beyond it the commonest query terms only
+    re-score the best ``fts5_rescore`` memories found by the rarer ones (0: always exact; see
+    :mod:`tiers.fts5`).
     """
 
     engine: Literal["rank_bm25", "fts5"] = "fts5"
     synchronous: Literal["full", "normal"] = "full"
     verify_on_open_max_mb: int = Field(default=256, ge=0)
+    fts5_budget: int = Field(default=50_000, ge=0)
+    fts5_rescore: int = Field(default=400, gt=0)
 
 
 class IngestConfig(_Section):

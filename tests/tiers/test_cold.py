@@ -243,3 +243,23 @@ def test_damaged_pages_are_reported_corrupt(tmp_path: Path) -> None:
     path.write_bytes(bytes(data))
     with pytest.raises(CorruptDataError):
         ColdArchive(tmp_path)
+
+
+def test_fts5_budget_keeps_exact_scores_and_rare_terms_first(tmp_path: Path) -> None:
+    """Over its budget, FTS5 still returns exact BM25 scores, led by the rarer terms' matches."""
+    memories = chat(300)
+    exact = ColdArchive(tmp_path / "exact", ColdConfig(fts5_budget=0))
+    bounded = ColdArchive(tmp_path / "bounded", ColdConfig(fts5_budget=40, fts5_rescore=5))
+    for archive in (exact, bounded):
+        archive.add(memories)
+    query = "postgres cron note17 note42"
+    full = {h.id: h.score for h in exact.search(query, 300)}
+    hits = bounded.search(query, 10)
+    assert len(hits) == 10  # the rare terms alone find two: the core widens to fill k
+    assert {h.id for h in hits[:2]} == {"m17", "m42"}
+    for hit in hits:
+        assert hit.score == pytest.approx(full[hit.id], rel=1e-9)
+    assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
+    assert bounded.search("note17", 3)[0].id == "m17"  # within budget: the exact path
+    for archive in (exact, bounded):
+        archive.close()
