@@ -32,6 +32,7 @@ from tiers.text import TOKENIZER_VERSION, tokenize
 logger = logging.getLogger(__name__)
 
 _TOKENS_KEY = "fts5_tokens"
+_RESCORE_CHUNK = 50
 _SEARCH = (
     "SELECT rowid, -bm25(memories_fts) FROM memories_fts "
     "WHERE memories_fts MATCH ? ORDER BY rank, rowid LIMIT ?"
@@ -122,7 +123,8 @@ class Fts5Engine:
         while len(candidates) < k and rest:  # too few: widen the core one term at a time
             core.append(rest.pop(0))
             candidates = self._ranked(conn, core, max(k, self.rescore))
-        return self._rescored(conn, candidates, rest, freqs, n_docs)[:k], mass
+        weights = {term: idf(n_docs, freqs[term]) for term in rest}
+        return self._rescored(conn, candidates, weights, n_docs=n_docs, k=k)[:k], mass
 
     def _ranked(
         self, conn: sqlite3.Connection, terms: Sequence[str], limit: int
@@ -144,35 +146,54 @@ class Fts5Engine:
         self,
         conn: sqlite3.Connection,
         candidates: list[tuple[int, float]],
-        rest: Sequence[str],
-        freqs: dict[str, int],
+        weights: dict[str, float],
+        *,
         n_docs: int,
+        k: int,
     ) -> list[tuple[int, float]]:
-        """Add the ``rest`` terms' BM25 to each candidate's core score, as FTS5 computes it."""
-        if not candidates:
-            return []
-        seqs = [seq for seq, _ in candidates]
-        marks = ",".join("?" * len(seqs))
-        texts = dict(
-            conn.execute(
-                f"SELECT seq, json_extract(body, '$.content') FROM memories WHERE seq IN ({marks})",
-                tuple(seqs),
-            ).fetchall()
-        )
-        weights = {term: idf(n_docs, freqs[term]) for term in rest}
+        """Add the other terms' BM25 (``weights``: term -> IDF) to the candidates' core scores.
+
+        Candidates come best core score first; once even the most the rest terms could add
+        (IDF x (k1 + 1) each) cannot lift a candidate past the current k-th score, the others
+        cannot either, and rescoring stops.
+        """
+        ceiling = sum(weights.values()) * (K1 + 1)
         avgdl = self._tokens / n_docs if n_docs else 1.0
-        scored = []
-        for seq, core_score in candidates:
-            tokens = tokenize(texts[seq])
-            norm = K1 * (1 - B + B * len(tokens) / avgdl)
-            extra = 0.0
-            for term, weight in weights.items():
-                tf = tokens.count(term)
-                if tf:
-                    extra += weight * (tf * (K1 + 1)) / (tf + norm)
-            scored.append((seq, core_score + extra))
+        scored: list[tuple[int, float]] = []
+        for start in range(0, len(candidates), _RESCORE_CHUNK):
+            chunk = candidates[start : start + _RESCORE_CHUNK]
+            if len(scored) >= k and chunk[0][1] + ceiling < _kth(scored, k):
+                break
+            texts = _contents_of(conn, [seq for seq, _ in chunk])
+            for seq, core_score in chunk:
+                tokens = tokenize(texts[seq])
+                scored.append((seq, core_score + _bm25(tokens, weights, avgdl)))
         scored.sort(key=lambda pair: (-pair[1], pair[0]))
         return scored
+
+
+def _kth(scored: list[tuple[int, float]], k: int) -> float:
+    return sorted((score for _, score in scored), reverse=True)[k - 1]
+
+
+def _contents_of(conn: sqlite3.Connection, seqs: Sequence[int]) -> dict[int, str]:
+    marks = ",".join("?" * len(seqs))
+    rows = conn.execute(
+        f"SELECT seq, json_extract(body, '$.content') FROM memories WHERE seq IN ({marks})",
+        tuple(seqs),
+    ).fetchall()
+    return {int(seq): str(text) for seq, text in rows}
+
+
+def _bm25(tokens: Sequence[str], weights: dict[str, float], avgdl: float) -> float:
+    """FTS5's bm25() of one document for ``weights`` (term -> IDF)."""
+    norm = K1 * (1 - B + B * len(tokens) / avgdl)
+    total = 0.0
+    for term, weight in weights.items():
+        tf = tokens.count(term)
+        if tf:
+            total += weight * (tf * (K1 + 1)) / (tf + norm)
+    return total
 
 
 def _split(terms: Sequence[str], freqs: dict[str, int], budget: int) -> tuple[list[str], list[str]]:
