@@ -76,7 +76,7 @@ class ColdConfig(_Section):
     engine: Literal["rank_bm25", "fts5"] = "fts5"
     synchronous: Literal["full", "normal"] = "full"
     verify_on_open_max_mb: int = Field(default=256, ge=0)
-    fts5_budget: int = Field(default=50_000, ge=0)
+    fts5_budget: int = Field(default=30_000, ge=0)
     fts5_rescore: int = Field(default=400, gt=0)
 
 
