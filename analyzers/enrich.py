@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -28,6 +29,10 @@ _FENCE = re.compile(r"```.*?(?:```|\Z)", re.DOTALL)
 _MARKUP = re.compile(r"^(?:#{1,6}\s+|>\s*|[-*+]\s+|\d{1,3}[.)]\s+)+|\*\*|`")
 _LINK = re.compile(r"\[([^\]]+)\]\([^)]*\)")
 _DASHES = "-\u2013\u2014"
+_WORD = re.compile(r"[^\W_][\w.'/-]*")
+# a line break that ends a summary candidate: a blank line, a line after a colon, and the
+# line before a heading, list item or quote (hard-wrapped prose keeps its single breaks)
+_BREAK = re.compile(r"\n\s*\n|(?<=:)[ \t]*\n|\n(?=[ \t]*(?:#{1,6}\s|[-*+>]\s|\d{1,3}[.)]\s))")
 _CLAUSE = re.compile(rf"[,;:]\s|\s[{_DASHES}]\s")
 _BATCH = 256
 
@@ -67,27 +72,27 @@ def _enrich_doc(
     ids = ids_in(pipeline, doc.text)
     found = entities_in(pipeline, doc, ids, trained)
     entities = ranked(found, config.entities.max_entities)
-    return Enrichment(entities, summarise(doc, config.summary))
+    return Enrichment(entities, summarise(doc, config.summary, pipeline.stop_words))
 
 
-def summarise(doc: Doc, config: SummaryConfig) -> str:
+def summarise(doc: Doc, config: SummaryConfig, stop_words: AbstractSet[str]) -> str:
     """The one-line extractive summary of ``doc`` (see the module docstring)."""
     fences = [(m.start(), m.end()) for m in _FENCE.finditer(doc.text)] if "```" in doc.text else []
     candidates: list[tuple[str, int]] = []
     for sent in doc.sents:
-        line = _clean(_outside(sent, fences))
-        if not line:
-            continue
-        score = _content_words(sent, fences)
-        if score >= config.min_content_words:
-            return fit(line, config.max_chars)
-        candidates.append((line, score))
-        if len(candidates) >= config.lead_sentences:
-            break
+        for segment in _BREAK.split(_outside(sent, fences)):
+            line = _clean(segment)
+            if not line:
+                continue
+            score = _content_words(line, stop_words)
+            if score >= config.min_content_words:
+                return fit(line, config.max_chars)
+            candidates.append((line, score))
+            if len(candidates) >= config.lead_sentences:
+                return fit(max(candidates, key=lambda c: c[1])[0], config.max_chars)
     if not candidates:
         return fit(_clean(doc.text), config.max_chars)
-    best = max(candidates, key=lambda c: c[1])  # first of the best
-    return fit(best[0], config.max_chars)
+    return fit(max(candidates, key=lambda c: c[1])[0], config.max_chars)
 
 
 def fit(text: str, max_chars: int) -> str:
@@ -123,10 +128,5 @@ def _clean(text: str) -> str:
     return " ".join(" ".join(lines).split())
 
 
-def _content_words(sent: Span, fences: Sequence[tuple[int, int]]) -> int:
-    return sum(
-        1
-        for token in sent
-        if not (token.is_stop or token.is_punct or token.is_space or len(token) < 2)
-        and not any(f_start <= token.idx < f_end for f_start, f_end in fences)
-    )
+def _content_words(line: str, stop_words: AbstractSet[str]) -> int:
+    return sum(1 for w in _WORD.findall(line) if len(w) > 1 and w.lower() not in stop_words)

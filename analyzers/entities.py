@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING
 
 from analyzers.patterns import Found, find_entities, find_ids, iter_unique, overlapping
 
+_LINE_MARKERS = " \t#-*+>0123456789.)"
+
 if TYPE_CHECKING:
     from spacy.tokens import Doc
 
@@ -28,11 +30,14 @@ def entities_in(
     pipeline: Pipeline, doc: Doc, ids: Sequence[Found], trained: Doc | None = None
 ) -> list[Found]:
     """Every entity occurrence in ``doc`` (repeats included), in text order."""
-    found = find_entities(pipeline.entities, doc.text, ids)
+    text = doc.text
+    found = find_entities(pipeline.entities, text, ids)
     taken = [*ids, *found]
     for ent in doc.ents:
-        if not overlapping(ent.start_char, ent.end_char, taken):
-            found.append(Found(ent.text, ent.label_, ent.start_char, ent.end_char))
+        start, end = ent.start_char, ent.end_char
+        if overlapping(start, end, taken) or (ent.label_ == "NAME" and _line_start(text, start)):
+            continue
+        found.append(Found(ent.text, ent.label_, start, end))
     if trained is not None:
         taken = [*ids, *found]
         for item in pipeline.trained_entities(trained):
@@ -40,6 +45,13 @@ def entities_in(
                 found.append(item)
     found.sort(key=lambda item: item.start)
     return found
+
+
+def _line_start(text: str, start: int) -> bool:
+    # "## Summary", "- **Root cause**": a capitalised word opening a line (after markdown
+    # markers only) is a heading or a list item's first word, not a name
+    line = text[text.rfind("\n", 0, start) + 1 : start]
+    return not line.strip(_LINE_MARKERS)
 
 
 def unique(found: Sequence[Found]) -> tuple[str, ...]:

@@ -69,6 +69,7 @@ def entity_regex(extensions: Sequence[str], not_tickets: Sequence[str]) -> re.Pa
         r"|\b[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+\b"
         r"|\b[a-z][a-z0-9]*(?:[A-Z][a-z0-9]*)+\b"
         r"|\b[A-Z]{2,}[a-z][A-Za-z0-9]*\b"
+        r"|\b[A-Z]+[0-9]+[A-Za-z0-9]*\b"
         r"|\b_{0,2}[A-Za-z][A-Za-z0-9]*(?:_+[A-Za-z0-9]+)+_{0,2}"
         r"|\b__[A-Za-z][A-Za-z0-9]*__",
     }

@@ -97,6 +97,7 @@ class Pipeline:
 
     def __init__(self, config: AnalyzerConfig) -> None:
         self.nlp = _blank_pipeline()
+        self.stop_words: frozenset[str] = frozenset(self.nlp.Defaults.stop_words)
         specs = trigger_specs(config)
         latin = [s for s in specs if is_latin(s.phrase)]
         self.trigger_norms = frozenset(

@@ -225,7 +225,7 @@ def _may_match(kind: str, lowered: str) -> bool:
 
 def _modal_may(m: re.Match[str]) -> bool:
     # "this may take a while" is not a month; "in may" and "May 2024" are
-    name, mark = m.group("mn") or "", (m.groupdict().get("mark") or "").lower()
+    name, mark = m.groupdict().get("mn") or "", (m.groupdict().get("mark") or "").lower()
     return name == "may" and mark in ("this", "from", "")
 
 
