@@ -1,9 +1,10 @@
 """The analyzer's profile section: every list and threshold it uses comes from here.
 
 Phrase lists may mix languages. Phrases written in Latin script match word by word on a light
-stem of each word ("explained", "explaining" and "explains" all match ``explain``); phrases with
-any non-Latin letter (Korean, say) match as substrings of the query with whitespace ignored,
-because the rule tokenizer does not split those scripts into words.
+stem of each word ("explained", "explaining" and "explains" all match ``explain``), except the
+overrides, which are explicit and match exactly, case aside ("details" is not "detailed").
+Phrases with any non-Latin letter (Korean, say) match as substrings of the query with whitespace
+ignored, because the rule tokenizer does not split those scripts into words.
 """
 
 from __future__ import annotations
@@ -34,12 +35,13 @@ def _default_keywords() -> dict[DisclosureLevel, Phrases]:
         ),
         DisclosureLevel.DETAILED: (
             *("explain", "analyze", "analyse", "investigate", "debug", "understand", "why"),
-            "how does",
+            *("how does", "walk me through", "root cause", "figure out", "look into"),
+            *("troubleshoot", "diagnose", "trace"),
             *("설명", "분석", "디버그", "디버깅", "왜", "원인"),
         ),
         DisclosureLevel.COMPREHENSIVE: (
             *("full context", "everything about", "tell me everything", "complete history"),
-            "all details",
+            *("all details", "everything we", "every decision", "full timeline", "whole story"),
             *("전체 맥락", "모든 것", "전부 다", "처음부터"),
         ),
     }

@@ -7,6 +7,7 @@ acronyms, then a trained pipeline's entities when the profile names one.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
@@ -14,6 +15,7 @@ from typing import TYPE_CHECKING
 from analyzers.patterns import Found, find_entities, find_ids, iter_unique, overlapping
 
 _LINE_MARKERS = " \t#-*+>0123456789.)"
+_LATIN_HEAD = re.compile(r"[^\u0250-\U0010ffff]+")
 
 if TYPE_CHECKING:
     from spacy.tokens import Doc
@@ -37,7 +39,9 @@ def entities_in(
         start, end = ent.start_char, ent.end_char
         if overlapping(start, end, taken) or (ent.label_ == "NAME" and _line_start(text, start)):
             continue
-        found.append(Found(ent.text, ent.label_, start, end))
+        value = _LATIN_HEAD.match(ent.text)
+        if value:  # "Priya가": the Korean particle is not part of the name
+            found.append(Found(value.group(), ent.label_, start, start + value.end()))
     if trained is not None:
         taken = [*ids, *found]
         for item in pipeline.trained_entities(trained):

@@ -31,7 +31,8 @@ def id_regex(prefixes: Sequence[str]) -> re.Pattern[str]:
     """Memory ids and citations: ``mem_12``, ``mem-12``, ``mem:a7Bc3x``, ``[mem:a7Bc3x]``."""
     names = "|".join(re.escape(p) for p in sorted(prefixes, key=len, reverse=True))
     return re.compile(
-        rf"(?<![\w:/])\[?(?P<prefix>(?i:{names}))(?P<sep>[:_-])(?P<code>[A-Za-z0-9]+)\b\]?"
+        rf"(?<![\w:/])\[?(?P<prefix>(?i:{names}))(?P<sep>[:_-])(?P<code>[A-Za-z0-9]+)\b\]?",
+        re.ASCII,
     )
 
 
@@ -56,7 +57,7 @@ def entity_regex(extensions: Sequence[str], not_tickets: Sequence[str]) -> re.Pa
     ext = "|".join(re.escape(e) for e in sorted(extensions, key=len, reverse=True))
     skip = "|".join(re.escape(t) for t in not_tickets) or r"(?!x)x"
     alternatives = {
-        "URL": r"\b(?:https?://|www\.)[^\s<>\"'`]+",
+        "URL": r"\b(?:https?://|www\.)[^\s<>\"'`\x80-\U0010ffff]+",
         "TICKET": r"\b(?i:issue|ticket|pr|pull request)\s*#?\d+\b|\b(?i:bug)\s*#\d+\b"
         r"|(?<![\w&#])#\d+\b"
         rf"|\b(?!(?:{skip})-)[A-Z][A-Z0-9]{{1,9}}-\d+\b",
@@ -73,7 +74,9 @@ def entity_regex(extensions: Sequence[str], not_tickets: Sequence[str]) -> re.Pa
         r"|\b_{0,2}[A-Za-z][A-Za-z0-9]*(?:_+[A-Za-z0-9]+)+_{0,2}"
         r"|\b__[A-Za-z][A-Za-z0-9]*__",
     }
-    return re.compile("|".join(f"(?P<{name}>{rx})" for name, rx in alternatives.items()))
+    # ASCII: \w and \b ignore Hangul, so "auth.py에서" still ends the file name at "py"
+    joined = "|".join(f"(?P<{name}>{rx})" for name, rx in alternatives.items())
+    return re.compile(joined, re.ASCII)
 
 
 def find_entities(pattern: re.Pattern[str], text: str, masked: Sequence[Found]) -> list[Found]:

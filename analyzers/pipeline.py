@@ -1,11 +1,13 @@
 """The spaCy pipeline built from rules, built once per process and shared.
 
 ``spacy.blank("en")`` with a ``sentencizer`` and an ``entity_ruler`` (a small gazetteer, and
-capitalised words not at a sentence start as a proxy for names and places), plus one
-``PhraseMatcher`` on ``NORM`` for every Latin-script trigger phrase of the profile. The vocab's
+capitalised words not at a sentence start as a proxy for names and places), plus a
+``PhraseMatcher`` on ``NORM`` for the Latin-script trigger phrases of the profile. The vocab's
 ``NORM`` getter is the trigger stemmer (:func:`analyzers.text.stem`), so each word type is
 stemmed once, when the vocab first sees it, and "explained" meets "explain" with no work per
-token. Non-Latin phrases (Korean) match as whitespace-insensitive substrings instead.
+token. Overrides are explicit requests and match exactly (a ``PhraseMatcher`` on ``LOWER``), so
+"details" does not fire ``detailed``. Non-Latin phrases (Korean) match as whitespace-insensitive
+substrings instead.
 
 When the profile names a trained pipeline (``analyzer.spacy_pipeline``), it is loaded as well and
 its entities are added; a name that is not installed fails when the pipeline is built.
@@ -105,32 +107,40 @@ class Pipeline:
         )
         ruler: Any = self.nlp.add_pipe("entity_ruler", config={"phrase_matcher_attr": "LOWER"})
         ruler.add_patterns(_ruler_patterns(config.entities, self.trigger_norms))
-        self._matcher, self._labels = self._phrase_matcher(latin)
+        exact = [s for s in latin if s.kind == OVERRIDE]
+        stemmed = [s for s in latin if s.kind != OVERRIDE]
+        self._labels: dict[int, list[Spec]] = {}
+        self._matchers = [
+            self._phrase_matcher(stemmed, "NORM"),
+            self._phrase_matcher(exact, "LOWER"),
+        ]
         self._scripts = _script_table(s for s in specs if not is_latin(s.phrase))
         self.ids = id_regex(config.id_prefixes)
         self.entities = entity_regex(config.entities.file_extensions, config.entities.not_tickets)
         self.trained_labels = frozenset(config.entities.trained_labels)
         self.trained = _load_trained(config.spacy_pipeline) if config.spacy_pipeline else None
 
-    def _phrase_matcher(self, specs: Sequence[Spec]) -> tuple[Any, dict[int, list[Spec]]]:
+    def _phrase_matcher(self, specs: Sequence[Spec], attr: str) -> Any:
         from spacy.matcher import PhraseMatcher
 
-        matcher = PhraseMatcher(self.nlp.vocab, attr="NORM")
-        labels: dict[int, list[Spec]] = {}
+        matcher = PhraseMatcher(self.nlp.vocab, attr=attr)
         for spec in specs:
-            label = f"{spec.kind}|{spec.level}|{spec.tag}|{spec.phrase}"
+            label = f"{attr}|{spec.kind}|{spec.level}|{spec.tag}|{spec.phrase}"
             key = self.nlp.vocab.strings.add(label)
-            if key not in labels:
+            if key not in self._labels:
                 matcher.add(label, [self.nlp.make_doc(spec.phrase)])
-            labels.setdefault(key, []).append(spec)
-        return matcher, labels
+            self._labels.setdefault(key, []).append(spec)
+        return matcher
 
     def triggers(self, doc: Doc) -> list[TriggerHit]:
-        """Every trigger phrase in ``doc``: stem matches for Latin, substrings for the rest."""
+        """Every trigger phrase in ``doc``: Latin ones word by word (overrides exactly, the rest
+        on stems), the others as substrings."""
         hits = []
-        for match_id, start, end in self._matcher(doc):
-            span = doc[start:end]
-            hits += [TriggerHit(s, span.start_char, span.end_char) for s in self._labels[match_id]]
+        for matcher in self._matchers:
+            for match_id, start, end in matcher(doc):
+                span = doc[start:end]
+                specs = self._labels[match_id]
+                hits += [TriggerHit(s, span.start_char, span.end_char) for s in specs]
         text = doc.text
         if not text.isascii():
             key = compact(text)

@@ -16,8 +16,12 @@ grammar adds dates, months, weekdays and counted units, in English and Korean:
 "in March", "3월"              the most recent March not in the future: in February 2025 that
                                is March 2024; in March 2025, March 1 -> now. "since March" ends
                                now; "last March" is the most recent March before this month
-"March 5", "2025-03-05"        that day (without a year: the most recent one not in the future)
-"on Monday" / "last Monday"    the most recent Monday, today included / excluded
+"March 5", "2025-03-05"        that day; without a year, the most recent one, unless this year's
+                               is less than six months ahead: "the April 15 deadline" names a
+                               day to come, not a memory, and gives no reference ("since March 3"
+                               ends now)
+"on Monday" / "last Monday"    the most recent Monday, today included / excluded ("next Monday",
+                               "by Friday" are ahead: no reference)
 "two days ago", "3일 전"       that calendar day (weeks: that ISO week; months: that month;
                                hours and minutes: a window of one unit either side)
 "the last 3 days", "past week" now minus the span -> now
@@ -37,6 +41,8 @@ from analyzers.levels import TemporalReference
 from analyzers.pipeline import MONTHS, TEMPORAL, TOPIC, TOPIC_AFTER, WEEKDAYS, TriggerHit
 
 Range = tuple[datetime, datetime]
+_UPCOMING = timedelta(days=183)  # a day-and-month this close ahead means the coming one
+_AHEAD = frozenset({"next", "for", "by", "until", "till", "coming"})
 
 _NUMBERS = {
     **{"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6},
@@ -153,12 +159,18 @@ def _fixed(kind: str, now: datetime, config: TemporalConfig) -> Range:
 
 # -- the grammar --------------------------------------------------------------------------------
 
+_SINCE = r"(?:(?P<mark>since|from|on)\s+)?"
+_NO_DAY = r"(?!\.?\s+\d{1,2}(?:st|nd|rd|th)?\b)"  # "March 3rd" is a date, not a month
+_WEEKDAY_MARKS = "last|this|on|past|next|for|by|until|till|coming"
 _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
-    ("date", re.compile(r"\b(?P<y>\d{4})[-/.](?P<m>\d{1,2})[-/.](?P<d>\d{1,2})\b")),
+    (
+        "date",
+        re.compile(rf"\b{_SINCE}(?P<y>\d{{4}})[-/.](?P<m>\d{{1,2}})[-/.](?P<d>\d{{1,2}})\b", re.I),
+    ),
     (
         "date",
         re.compile(
-            rf"\b(?P<mn>{_MONTH}|{_ABBR})\.?\s+(?P<d>\d{{1,2}})(?:st|nd|rd|th)?\b"
+            rf"\b{_SINCE}(?P<mn>{_MONTH}|{_ABBR})\.?\s+(?P<d>\d{{1,2}})(?:st|nd|rd|th)?\b"
             r"(?:,?\s+(?P<y>\d{4})\b)?",
             re.I,
         ),
@@ -166,8 +178,8 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     (
         "date",
         re.compile(
-            rf"\b(?P<d>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<mn>{_MONTH}|{_ABBR})\b"
-            r"(?:,?\s+(?P<y>\d{4})\b)?",
+            rf"\b{_SINCE}(?:the\s+)?(?P<d>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?"
+            rf"(?P<mn>{_MONTH}|{_ABBR})\b(?:,?\s+(?P<y>\d{{4}})\b)?",
             re.I,
         ),
     ),
@@ -175,14 +187,14 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
         "month",
         re.compile(
             r"\b(?P<mark>last|this|in|during|since|from|early|mid|late)\s+"
-            rf"(?P<mn>{_MONTH})\b(?:\s+(?P<y>\d{{4}})\b)?",
+            rf"(?P<mn>{_MONTH})\b{_NO_DAY}(?:\s+(?P<y>\d{{4}})\b)?",
             re.I,
         ),
     ),
     ("month", re.compile(rf"\b(?P<mn>{_MONTH})\s+(?P<y>\d{{4}})\b", re.I)),
     (
         "weekday",
-        re.compile(rf"\b(?:(?P<mark>last|this|on|past)\s+)?(?P<wd>{'|'.join(WEEKDAYS)})\b", re.I),
+        re.compile(rf"\b(?:(?P<mark>{_WEEKDAY_MARKS})\s+)?(?P<wd>{'|'.join(WEEKDAYS)})\b", re.I),
     ),
     ("ago", re.compile(rf"\b(?P<n>{_NUM})\s+(?P<u>{_UNIT})s?\s+ago\b", re.I)),
     ("past", re.compile(rf"\b(?:the\s+)?(?:last|past)\s+(?P<n>{_NUM})\s+(?P<u>{_UNIT})s?\b", re.I)),
@@ -193,7 +205,8 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     (
         "ago",
         re.compile(
-            r"(?P<n>\d{1,3}|한|두|세|네|다섯|여섯|일곱|여덟|아홉|열|일)\s*(?P<u>분|시간|일|주일|주|달|개월|년)\s*전"
+            r"(?P<n>\d{1,3}|한|두|세|네|다섯|여섯|일곱|여덟|아홉|열|일)\s*"
+            r"(?P<u>분|시간|일|주일|주|달|개월|년)\s*전"
         ),
     ),
     ("ago", re.compile(r"(?P<n>하루|이틀|사흘|나흘)\s*전")),
@@ -245,13 +258,16 @@ def _resolve_date(g: dict[str, str | None], now: datetime) -> Range | None:
     except ValueError:
         return None
     if not g.get("y") and start > now:
+        if start - now < _UPCOMING:
+            return None  # "the April 15 deadline" in March: a date ahead, not a memory
         try:
             start = start.replace(year=year - 1)
         except ValueError:  # February 29 of a leap year, a year on
             return None
     if start > now:
         return None
-    return _clip(start, start + timedelta(days=1), now)
+    end = now if (g.get("mark") or "").lower() == "since" else start + timedelta(days=1)
+    return _clip(start, end, now)
 
 
 def _resolve_month(g: dict[str, str | None], now: datetime) -> Range | None:
@@ -272,7 +288,9 @@ def _resolve_month(g: dict[str, str | None], now: datetime) -> Range | None:
     return _clip(start, end, now)
 
 
-def _resolve_weekday(g: dict[str, str | None], now: datetime) -> Range:
+def _resolve_weekday(g: dict[str, str | None], now: datetime) -> Range | None:
+    if (g.get("mark") or "").lower() in _AHEAD:
+        return None  # "next Friday", "by Monday": a day ahead, not a memory
     if g.get("kwd"):
         weekday = _KO_WEEKDAYS.index(g["kwd"] or "")
         strict = bool(g.get("mark"))

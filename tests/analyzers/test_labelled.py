@@ -15,10 +15,11 @@ DATA = Path(__file__).parent / "data" / "queries.yaml"
 CASES: list[dict[str, Any]] = yaml.safe_load(DATA.read_text(encoding="utf-8"))["cases"]
 NOW = datetime.fromisoformat(yaml.safe_load(DATA.read_text(encoding="utf-8"))["now"])
 
-# Floors set from the figures measured when the set was written (see the report): the level
-# accuracy and the share of cases whose every labelled field holds, each minus a small margin.
-LEVEL_FLOOR = 0.0
-FULL_FLOOR = 0.0
+# Floors from the figures measured on the current defaults, minus a margin: all 238 cases
+# 97.9% (level) and 97.9% (every field); the 40 held-out cases 92.5% (one miss is 2.5 points).
+LEVEL_FLOOR = 0.95
+FULL_FLOOR = 0.95
+HELDOUT_FLOOR = 0.85
 
 
 def _analyze(analyzer: QueryComplexityAnalyzer, case: dict[str, Any]) -> QueryAnalysis:
@@ -64,6 +65,7 @@ def misses_of(case: dict[str, Any], analysis: QueryAnalysis) -> list[str]:
 def test_the_set_is_big_and_covers_every_level_and_signal_family() -> None:
     """At least 150 cases, every level, and cases for each signal family."""
     assert len(CASES) >= 150
+    assert sum(bool(c.get("heldout")) for c in CASES) >= 40
     assert {c["level"] for c in CASES} == {"minimal", "standard", "detailed", "comprehensive"}
     labelled = " ".join(s for c in CASES for s in c.get("signals", ()))
     for family in ("override:", "keyword:", "explicit_id", "expansion_request", "continuation"):
@@ -74,22 +76,32 @@ def test_the_set_is_big_and_covers_every_level_and_signal_family() -> None:
     assert sum(any("\uac00" <= ch <= "\ud7a3" for ch in c["q"]) for c in CASES) >= 15
 
 
+def _accuracy(results: list[tuple[dict[str, Any], list[str]]]) -> tuple[float, float, str]:
+    level_ok = sum(not any(m.startswith("level:") for m in misses) for _, misses in results)
+    full_ok = sum(not misses for _, misses in results)
+    n = len(results)
+    text = (
+        f"level {level_ok / n:.1%} ({level_ok}/{n}), every field {full_ok / n:.1%} ({full_ok}/{n})"
+    )
+    return level_ok / n, full_ok / n, text
+
+
 def test_labelled_accuracy_stays_above_the_floor(
     analyzer: QueryComplexityAnalyzer, record_property: Any
 ) -> None:
     """Level accuracy and full-case accuracy on the labelled set stay above their floors."""
     results = [(case, misses_of(case, _analyze(analyzer, case))) for case in CASES]
-    level_ok = sum(not any(m.startswith("level:") for m in misses) for _, misses in results)
-    full_ok = sum(not misses for _, misses in results)
-    level_acc, full_acc = level_ok / len(CASES), full_ok / len(CASES)
-    failing = [f"{case['q']!r}: {'; '.join(misses)}" for case, misses in results if misses]
+    level_acc, full_acc, overall = _accuracy(results)
+    heldout_acc, _, heldout = _accuracy([r for r in results if r[0].get("heldout")])
+    failing = [f"  {case['q']!r}: {'; '.join(misses)}" for case, misses in results if misses]
     summary = (
-        f"level accuracy {level_acc:.1%} ({level_ok}/{len(CASES)}), every labelled field "
-        f"{full_acc:.1%} ({full_ok}/{len(CASES)}); floors {LEVEL_FLOOR:.0%} / {FULL_FLOOR:.0%}"
+        f"all {len(CASES)} cases: {overall}; held out (never tuned on): {heldout}; "
+        f"floors {LEVEL_FLOOR:.0%} / {FULL_FLOOR:.0%} / held out {HELDOUT_FLOOR:.0%}"
     )
     record_property("analyzer_accuracy", "\n".join([summary, *failing]))
     assert level_acc >= LEVEL_FLOOR, summary
     assert full_acc >= FULL_FLOOR, summary
+    assert heldout_acc >= HELDOUT_FLOOR, summary
 
 
 STRICT = [c for c in CASES if c.get("strict")]
