@@ -251,8 +251,8 @@ def _month_of(g: dict[str, str | None]) -> int:
 
 def _resolve_date(g: dict[str, str | None], now: datetime) -> Range | None:
     month = _month_of(g)
-    day = int(g["d"] or 0)
-    year = int(g["y"] or 0) or now.year
+    day = int(g.get("d") or 0)
+    year = int(g.get("y") or 0) or now.year
     try:
         start = _midnight(now).replace(year=year, month=month, day=day)
     except ValueError:
@@ -276,7 +276,7 @@ def _resolve_month(g: dict[str, str | None], now: datetime) -> Range | None:
         return None
     mark = (g.get("mark") or "").lower()
     if g.get("y"):
-        year = int(g["y"] or 0)
+        year = int(g.get("y") or 0)
     elif mark == "last":
         year = now.year if month < now.month else now.year - 1
     else:
