@@ -107,7 +107,7 @@ class QueryComplexityAnalyzer:
 
     def _read(self, query: str, now: datetime) -> _Reading:
         text = normalise(query)[: self.config.max_query_chars]
-        doc = self.pipeline.nlp(text)
+        doc = self.pipeline.doc(text)
         trained = self.pipeline.trained(text) if self.pipeline.trained else None
         hits = self.pipeline.triggers(doc)
         ids = ids_in(self.pipeline, text)

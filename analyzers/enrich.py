@@ -57,7 +57,7 @@ def enrich_many(
     config = config or AnalyzerConfig()
     pipeline = get_pipeline(config)
     prepared = [normalise(t) for t in texts]
-    docs = pipeline.nlp.pipe(prepared, batch_size=batch_size)
+    docs = pipeline.docs(prepared, batch_size=batch_size)
     trained: Iterator[Doc | None] = (
         pipeline.trained.pipe(prepared, batch_size=batch_size)
         if pipeline.trained

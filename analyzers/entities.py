@@ -25,6 +25,9 @@ if TYPE_CHECKING:
 
 def ids_in(pipeline: Pipeline, text: str) -> list[Found]:
     """Memory ids and citations in ``text``, normalised, in order."""
+    lowered = text.lower()
+    if not any(prefix in lowered for prefix in pipeline.id_prefixes):
+        return []  # the common case, found without running the pattern
     return find_ids(pipeline.ids, text)
 
 

@@ -56,23 +56,25 @@ def entity_regex(extensions: Sequence[str], not_tickets: Sequence[str]) -> re.Pa
     """One alternation for URLs, paths, files, tickets and code identifiers (in that order)."""
     ext = "|".join(re.escape(e) for e in sorted(extensions, key=len, reverse=True))
     skip = "|".join(re.escape(t) for t in not_tickets) or r"(?!x)x"
+    # Possessive quantifiers (*+, ++) where giving characters back can never help: the runs stop
+    # at a character the rest of the pattern cannot start with, so backtracking only costs time.
     alternatives = {
-        "URL": r"\b(?:https?://|www\.)[^\s<>\"'`\x80-\U0010ffff]+",
-        "TICKET": r"\b(?i:issue|ticket|pr|pull request)\s*#?\d+\b|\b(?i:bug)\s*#\d+\b"
-        r"|(?<![\w&#])#\d+\b"
-        rf"|\b(?!(?:{skip})-)[A-Z][A-Z0-9]{{1,9}}-\d+\b",
-        "PATH": rf"(?<![\w/])(?:~|\.{{1,2}})?/{_SEGMENT}+(?:/{_SEGMENT}+)*"
-        rf"|(?<![\w/]){_SEGMENT}+(?:/{_SEGMENT}+){{2,}}"
-        rf"|(?<![\w/]){_SEGMENT}+/{_SEGMENT}*\.(?:{ext})\b",
-        "FILE": rf"(?<![\w/.])[\w-]+(?:\.[\w-]+)*\.(?:{ext})\b(?!\.\w)",
-        "CODE": r"\b[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+(?:\([^()\s]{0,40}\))?"
-        r"|\b[A-Za-z_]\w*\([^()\s]{0,40}\)"
-        r"|\b[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+\b"
-        r"|\b[a-z][a-z0-9]*(?:[A-Z][a-z0-9]*)+\b"
-        r"|\b[A-Z]{2,}[a-z][A-Za-z0-9]*\b"
-        r"|\b[A-Z]+[0-9]+[A-Za-z0-9]*\b"
-        r"|\b_{0,2}[A-Za-z][A-Za-z0-9]*(?:_+[A-Za-z0-9]+)+_{0,2}"
-        r"|\b__[A-Za-z][A-Za-z0-9]*__",
+        "URL": r"\b(?:https?://|www\.)[^\s<>\"'`\x80-\U0010ffff]++",
+        "TICKET": r"\b(?i:issue|ticket|pr|pull request)\s*+#?\d++\b|\b(?i:bug)\s*+#\d++\b"
+        r"|(?<![\w&#])#\d++\b"
+        rf"|\b(?!(?:{skip})-)[A-Z][A-Z0-9]{{1,9}}+-\d++\b",
+        "PATH": rf"(?<![\w/])(?:~|\.{{1,2}})?/{_SEGMENT}++(?:/{_SEGMENT}++)*+"
+        rf"|(?<![\w/]){_SEGMENT}++(?:/{_SEGMENT}++){{2,}}+"
+        rf"|(?<![\w/]){_SEGMENT}++/{_SEGMENT}*\.(?:{ext})\b",
+        "FILE": rf"(?<![\w/.])[\w-]++(?:\.[\w-]++)*\.(?:{ext})\b(?!\.\w)",
+        "CODE": r"\b[A-Za-z_]\w*+(?:\.[A-Za-z_]\w*+)++(?:\([^()\s]{0,40}\))?"
+        r"|\b[A-Za-z_]\w*+\([^()\s]{0,40}\)"
+        r"|\b[A-Z][a-z0-9]++(?:[A-Z][a-z0-9]*+)++\b"
+        r"|\b[a-z][a-z0-9]*+(?:[A-Z][a-z0-9]*+)++\b"
+        r"|\b[A-Z]{2,}+[a-z][A-Za-z0-9]*+\b"
+        r"|\b[A-Z]++[0-9]++[A-Za-z0-9]*+\b"
+        r"|\b_{0,2}[A-Za-z][A-Za-z0-9]*+(?:_++[A-Za-z0-9]++)++_{0,2}"
+        r"|\b__[A-Za-z][A-Za-z0-9]*+__",
     }
     # ASCII: \w and \b ignore Hangul, so "auth.py에서" still ends the file name at "py"
     joined = "|".join(f"(?P<{name}>{rx})" for name, rx in alternatives.items())

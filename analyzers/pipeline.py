@@ -1,7 +1,8 @@
 """The spaCy pipeline built from rules, built once per process and shared.
 
-``spacy.blank("en")`` with a ``sentencizer`` and an ``entity_ruler`` (a small gazetteer, and
-capitalised words not at a sentence start as a proxy for names and places), plus a
+``spacy.blank("en")`` with a ``sentencizer`` and an ``entity_ruler`` (a small gazetteer), then
+:class:`analyzers.names.CapitalisedNames` (capitalised words not at a sentence start as a proxy
+for names and places, and acronyms), plus a
 ``PhraseMatcher`` on ``NORM`` for the Latin-script trigger phrases of the profile. The vocab's
 ``NORM`` getter is the trigger stemmer (:func:`analyzers.text.stem`), so each word type is
 stemmed once, when the vocab first sees it, and "explained" meets "explain" with no work per
@@ -20,13 +21,14 @@ from __future__ import annotations
 import logging
 import re
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from analyzers.config import AnalyzerConfig, EntityConfig
 from analyzers.levels import DisclosureLevel
+from analyzers.names import CapitalisedNames
 from analyzers.patterns import Found, entity_regex, id_regex
 from analyzers.text import compact, is_latin, stem
 
@@ -106,7 +108,15 @@ class Pipeline:
             stem(word) for s in latin for word in s.phrase.split() if word.isalpha()
         )
         ruler: Any = self.nlp.add_pipe("entity_ruler", config={"phrase_matcher_attr": "LOWER"})
-        ruler.add_patterns(_ruler_patterns(config.entities, self.trigger_norms))
+        ruler.add_patterns(_gazetteer_patterns(config.entities))
+        entities = config.entities
+        self.names = CapitalisedNames(
+            self.nlp.vocab,
+            ignore=sorted({w.lower() for w in entities.ignore} | set(MONTHS) | set(WEEKDAYS)),
+            triggers=sorted(self.trigger_norms),
+            capitalised=entities.capitalised,
+            acronyms=entities.acronyms,
+        )
         exact = [s for s in latin if s.kind == OVERRIDE]
         stemmed = [s for s in latin if s.kind != OVERRIDE]
         self._labels: dict[int, list[Spec]] = {}
@@ -116,6 +126,7 @@ class Pipeline:
         ]
         self._scripts = _script_table(s for s in specs if not is_latin(s.phrase))
         self.ids = id_regex(config.id_prefixes)
+        self.id_prefixes = tuple(prefix.lower() for prefix in config.id_prefixes)
         self.entities = entity_regex(config.entities.file_extensions, config.entities.not_tickets)
         self.trained_labels = frozenset(config.entities.trained_labels)
         self.trained = _load_trained(config.spacy_pipeline) if config.spacy_pipeline else None
@@ -131,6 +142,14 @@ class Pipeline:
                 matcher.add(label, [self.nlp.make_doc(spec.phrase)])
             self._labels.setdefault(key, []).append(spec)
         return matcher
+
+    def doc(self, text: str) -> Doc:
+        """``text`` through the rule pipeline, capitalised names included."""
+        return self.names(self.nlp(text))
+
+    def docs(self, texts: Iterable[str], batch_size: int = 256) -> Iterator[Doc]:
+        """:meth:`doc` for many texts, through ``nlp.pipe``."""
+        return (self.names(doc) for doc in self.nlp.pipe(texts, batch_size=batch_size))
 
     def triggers(self, doc: Doc) -> list[TriggerHit]:
         """Every trigger phrase in ``doc``: Latin ones word by word (overrides exactly, the rest
@@ -171,33 +190,12 @@ def _blank_pipeline() -> Language:
     return nlp
 
 
-def _ruler_patterns(config: EntityConfig, trigger_norms: Iterable[str]) -> list[dict[str, Any]]:
-    patterns: list[dict[str, Any]] = [
+def _gazetteer_patterns(config: EntityConfig) -> list[dict[str, Any]]:
+    return [
         {"label": label, "pattern": name}
         for label, names in config.gazetteer.items()
         for name in names
     ]
-    ignore = sorted({w.lower() for w in config.ignore} | set(MONTHS) | set(WEEKDAYS))
-    if config.capitalised:
-        word = {
-            "IS_TITLE": True,
-            "IS_ALPHA": True,
-            "IS_SENT_START": False,
-            "IS_STOP": False,
-            "LOWER": {"NOT_IN": ignore},
-            "NORM": {"NOT_IN": sorted(trigger_norms)},
-            "OP": "+",
-        }
-        patterns.append({"label": "NAME", "pattern": [word]})
-    if config.acronyms:
-        acronym = {
-            "IS_UPPER": True,
-            "IS_ALPHA": True,
-            "LENGTH": {">=": 2, "<=": 6},
-            "LOWER": {"NOT_IN": ignore},
-        }
-        patterns.append({"label": "TERM", "pattern": [acronym]})
-    return patterns
 
 
 def _script_table(specs: Iterable[Spec]) -> list[tuple[str, re.Pattern[str], list[Spec]]]:

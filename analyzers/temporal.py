@@ -159,16 +159,20 @@ def _fixed(kind: str, now: datetime, config: TemporalConfig) -> Range:
 
 # -- the grammar --------------------------------------------------------------------------------
 
+_DIGIT = re.compile(r"\d")
+_MONTH_HINT = re.compile("jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec")
 _SINCE = r"(?:(?P<mark>since|from|on)\s+)?"
 _NO_DAY = r"(?!\.?\s+\d{1,2}(?:st|nd|rd|th)?\b)"  # "March 3rd" is a date, not a month
 _WEEKDAY_MARKS = "last|this|on|past|next|for|by|until|till|coming"
-_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
+_PATTERNS: list[tuple[str, str, re.Pattern[str]]] = [
     (
         "date",
+        "digit",
         re.compile(rf"\b{_SINCE}(?P<y>\d{{4}})[-/.](?P<m>\d{{1,2}})[-/.](?P<d>\d{{1,2}})\b", re.I),
     ),
     (
         "date",
+        "month+digit",
         re.compile(
             rf"\b{_SINCE}(?P<mn>{_MONTH}|{_ABBR})\.?\s+(?P<d>\d{{1,2}})(?:st|nd|rd|th)?\b"
             r"(?:,?\s+(?P<y>\d{4})\b)?",
@@ -177,6 +181,7 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ),
     (
         "date",
+        "month+digit",
         re.compile(
             rf"\b{_SINCE}(?:the\s+)?(?P<d>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?"
             rf"(?P<mn>{_MONTH}|{_ABBR})\b(?:,?\s+(?P<y>\d{{4}})\b)?",
@@ -185,40 +190,47 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ),
     (
         "month",
+        "month",
         re.compile(
             r"\b(?P<mark>last|this|in|during|since|from|early|mid|late)\s+"
             rf"(?P<mn>{_MONTH})\b{_NO_DAY}(?:\s+(?P<y>\d{{4}})\b)?",
             re.I,
         ),
     ),
-    ("month", re.compile(rf"\b(?P<mn>{_MONTH})\s+(?P<y>\d{{4}})\b", re.I)),
+    ("month", "month+digit", re.compile(rf"\b(?P<mn>{_MONTH})\s+(?P<y>\d{{4}})\b", re.I)),
     (
         "weekday",
+        "day",
         re.compile(rf"\b(?:(?P<mark>{_WEEKDAY_MARKS})\s+)?(?P<wd>{'|'.join(WEEKDAYS)})\b", re.I),
     ),
-    ("ago", re.compile(rf"\b(?P<n>{_NUM})\s+(?P<u>{_UNIT})s?\s+ago\b", re.I)),
-    ("past", re.compile(rf"\b(?:the\s+)?(?:last|past)\s+(?P<n>{_NUM})\s+(?P<u>{_UNIT})s?\b", re.I)),
-    ("past", re.compile(rf"\b(?:the\s+)?past\s+(?P<u>{_UNIT})\b", re.I)),
-    ("date", re.compile(r"(?P<m>\d{1,2})\s*월\s*(?P<d>\d{1,2})\s*일")),
-    ("month", re.compile(r"(?P<m>\d{1,2})\s*월(?!\s*\d)")),
-    ("weekday", re.compile(rf"(?:(?P<mark>지난)\s*)?(?P<kwd>[{_KO_WEEKDAYS}])요일")),
+    ("ago", "ago", re.compile(rf"\b(?P<n>{_NUM})\s+(?P<u>{_UNIT})s?\s+ago\b", re.I)),
+    (
+        "past",
+        "past",
+        re.compile(rf"\b(?:the\s+)?(?:last|past)\s+(?P<n>{_NUM})\s+(?P<u>{_UNIT})s?\b", re.I),
+    ),
+    ("past", "past", re.compile(rf"\b(?:the\s+)?past\s+(?P<u>{_UNIT})\b", re.I)),
+    ("date", "korean", re.compile(r"(?P<m>\d{1,2})\s*월\s*(?P<d>\d{1,2})\s*일")),
+    ("month", "korean", re.compile(r"(?P<m>\d{1,2})\s*월(?!\s*\d)")),
+    ("weekday", "korean", re.compile(rf"(?:(?P<mark>지난)\s*)?(?P<kwd>[{_KO_WEEKDAYS}])요일")),
     (
         "ago",
+        "korean",
         re.compile(
             r"(?P<n>\d{1,3}|한|두|세|네|다섯|여섯|일곱|여덟|아홉|열|일)\s*"
             r"(?P<u>분|시간|일|주일|주|달|개월|년)\s*전"
         ),
     ),
-    ("ago", re.compile(r"(?P<n>하루|이틀|사흘|나흘)\s*전")),
+    ("ago", "korean", re.compile(r"(?P<n>하루|이틀|사흘|나흘)\s*전")),
 ]
 
 
 def _grammar(text: str, now: datetime) -> list[TimeMatch]:
     found = []
-    lowered = text.lower()
-    for kind, pattern in _PATTERNS:
-        if kind != "date" and not _may_match(kind, lowered):
-            continue
+    hints = _hints(text)
+    for kind, guard, pattern in _PATTERNS:
+        if not all(hints[g] for g in guard.split("+")):
+            continue  # cheap guards: an ordinary query runs few of the patterns
         for m in pattern.finditer(text):
             if kind == "month" and _modal_may(m):
                 continue
@@ -227,13 +239,16 @@ def _grammar(text: str, now: datetime) -> list[TimeMatch]:
     return found
 
 
-def _may_match(kind: str, lowered: str) -> bool:
-    # cheap guards so an ordinary query runs few of the patterns
-    if kind == "ago":
-        return "ago" in lowered or "전" in lowered
-    if kind == "past":
-        return "last" in lowered or "past" in lowered
-    return True
+def _hints(text: str) -> dict[str, bool]:
+    lowered = text.lower()
+    return {
+        "digit": _DIGIT.search(text) is not None,
+        "month": _MONTH_HINT.search(lowered) is not None,
+        "day": "day" in lowered,
+        "ago": "ago" in lowered,
+        "past": "last" in lowered or "past" in lowered,
+        "korean": not text.isascii(),
+    }
 
 
 def _modal_may(m: re.Match[str]) -> bool:
