@@ -1,6 +1,6 @@
 """Analyzer speed: per-query latency (p50/p95/p99), where the time goes, enrichment throughput.
 
-    python benchmarks/analyzer_bench.py            # full run (~1 minute on 2 shared cores)
+    python benchmarks/analyzer_bench.py            # full run (about 10 s on 2 shared cores)
     python benchmarks/analyzer_bench.py --quick    # a smoke run
     python benchmarks/analyzer_bench.py --profile  # add the top functions by own time
 

@@ -128,3 +128,21 @@ def test_importing_analyzers_does_not_import_spacy() -> None:
         [sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, check=True
     )
     assert out.stdout.strip() == "False"
+
+
+def test_threads_share_an_analyzer_safely(analyzer: QueryComplexityAnalyzer) -> None:
+    """Analyses run from four threads at once equal the same analyses run one by one."""
+    from concurrent.futures import ThreadPoolExecutor
+    from datetime import UTC, datetime
+
+    now = datetime(2025, 3, 12, tzinfo=UTC)
+    queries = [
+        "Just explain everything about auth in src/auth.py",
+        "what did Alice say yesterday?",
+        "자세히 알려줘",
+        "show mem_12 and [mem:a7Bc3x]",
+    ] * 25
+    expected = [analyzer.analyze(q, now=now) for q in queries]
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        got = list(pool.map(lambda q: analyzer.analyze(q, now=now), queries))
+    assert got == expected
