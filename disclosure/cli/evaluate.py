@@ -36,7 +36,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     data = parser.add_argument_group("data")
     data.add_argument("--dataset", type=Path, help="a LoCoMo JSON file, or JSONL file/directory")
-    data.add_argument("--format", choices=("locomo", "jsonl"), help="the dataset's format")
+    data.add_argument(
+        "--format",
+        choices=("locomo", "jsonl"),
+        help="the dataset's format (default: jsonl for *.jsonl and directories, else locomo)",
+    )
     data.add_argument("--categories", help="comma-separated codes or names, or 'all'")
     data.add_argument("--limit-questions", type=int, help="a seeded sample of N questions")
     stats = parser.add_argument_group("statistics")
@@ -115,7 +119,7 @@ def _override(data: dict[str, Any], args: argparse.Namespace) -> None:
     categories = _categories(args.categories)
     fields = {
         "path": args.dataset,
-        "format": args.format,
+        "format": args.format or _format_of(args.dataset),
         "categories": categories,
         "limit_questions": args.limit_questions,
     }
@@ -125,6 +129,13 @@ def _override(data: dict[str, Any], args: argparse.Namespace) -> None:
     given = {"resamples": args.resamples, "unit": args.bootstrap_unit}
     boot.update({k: v for k, v in given.items() if v is not None})
     data["bootstrap"] = boot
+
+
+def _format_of(path: Path | None) -> str | None:
+    """``jsonl`` for a ``.jsonl`` file or a directory; otherwise the file's (or default) format."""
+    if path is not None and (path.suffix == ".jsonl" or path.is_dir()):
+        return "jsonl"
+    return None
 
 
 def _categories(text: str | None) -> Any:

@@ -60,6 +60,12 @@ def recall_vs_tokens(summaries: Mapping[str, Summary]) -> bytes:
             xs, ys, marker="o" if is_baseline else "*", markersize=6 if is_baseline else 14,
             linestyle="-" if is_baseline and len(points) > 1 else "none", label=family,
         )  # fmt: skip
+    for label, summary in summaries.items():
+        if "@" in label and summary.recall is not None:  # the budget (or fixed level) beside it
+            axes.annotate(
+                label.split("@", 1)[1], (summary.tokens_mean, summary.recall),
+                textcoords="offset points", xytext=(4, -10), fontsize="x-small",
+            )  # fmt: skip
     axes.set_xscale("log")
     axes.set_xlabel("mean context tokens (log scale)")
     axes.set_ylabel("evidence recall")

@@ -38,10 +38,10 @@ def test_the_tiny_experiment_runs_end_to_end(tmp_path: Path) -> None:
 
 
 def test_flags_stand_in_for_a_file_and_override_it(tmp_path: Path) -> None:
-    """--dataset/--format/--baseline/--budget run a JSONL dataset without any experiment file."""
+    """--dataset/--baseline/--budget run a JSONL dataset (format from the suffix), no file."""
     out = tmp_path / "flags"
     done = run(
-        "eval", "--name", "mine", "--dataset", str(DATA / "tiny.jsonl"), "--format", "jsonl",
+        "eval", "--name", "mine", "--dataset", str(DATA / "tiny.jsonl"),
         "--baseline", "bm25", "--baseline", "recency", "--budget", "30", "--seed", "3",
         "--resamples", "200", "--out", str(out), "--no-plots", "--no-progress",
     )  # fmt: skip
