@@ -1,7 +1,7 @@
 """Baselines as built-in pseudo-profiles, so every report places the real profiles among them.
 
 Each baseline ranks the conversation's turns its own way and fills them, in rank order, into a
-fixed token budget, rendered plainly one turn a line (``[2023-05-08 13:56] Caroline: text``, in
+fixed token budget, rendered plainly one turn a line (``[8 May 2023] Ana: text``, in
 time order), with exact token counts and never over the budget:
 
 * ``baseline:full``: every turn, unbudgeted (its tokens are the full conversation);
