@@ -35,7 +35,6 @@ from tiers.errors import (
     TierUnavailableError,
 )
 from tiers.memory import Memory, ScoredMemory
-from tiers.warm_usage import FILE_NAME as USAGE_FILE
 from tiers.warm_usage import UsageLog
 
 if TYPE_CHECKING:
@@ -77,9 +76,11 @@ class WarmTier:
             self._collection = self._open_collection()
             self._batch = min(config.write_batch_size, self._client.get_max_batch_size())
             state = state_dir if state_dir is not None else self.path
-            self._usage = UsageLog(state / USAGE_FILE if state is not None else None)
+            self._usage = UsageLog(state / usage_file(config) if state is not None else None)
             self._resync_usage()
         except BaseException:
+            if hasattr(self, "_usage"):
+                self._usage.close()
             _release_client(self._client)
             raise
 
@@ -115,8 +116,8 @@ class WarmTier:
     def _check_compatible(self, meta: dict[str, Any]) -> None:
         where = f"collection {self.config.collection!r} at {self._location()}"
         rebuild = (
-            f"rebuild it with WarmTier.drop(...) (or delete {self._location()}) and re-add the "
-            f"memories from the archive, or use another tiers.warm.collection"
+            "rebuild it: WarmTier.drop(...) deletes the collection, then re-add the memories "
+            "from the archive (or point tiers.warm.collection at a new collection)"
         )
         if META_EMBEDDER not in meta:
             raise IncompatibleDataError(f"{where} was not written by tiered-disclosure; {rebuild}")
@@ -293,7 +294,7 @@ class WarmTier:
         state = state_dir if state_dir is not None else path
         if state is not None:
             for suffix in ("", "-wal", "-shm"):
-                (Path(state) / (USAGE_FILE + suffix)).unlink(missing_ok=True)
+                (Path(state) / (usage_file(config) + suffix)).unlink(missing_ok=True)
         return config.collection in names
 
     # -- internals ------------------------------------------------------------------------------
@@ -400,6 +401,11 @@ class WarmTier:
 
     def _location(self) -> str:
         return _location(self.path, self.config)
+
+
+def usage_file(config: WarmConfig) -> str:
+    """The usage log's file name (per collection) inside the state directory."""
+    return f"warm_usage.{config.collection}.sqlite3"
 
 
 def _plan(memories: Iterable[Memory], stored: dict[str, str]) -> tuple[list[Memory], list[Memory]]:

@@ -1,11 +1,11 @@
 """How often each warm vector was used: the order in which the warm tier evicts.
 
 Touching is on the query path, so it only bumps counters in memory; the counters reach a small
-SQLite file (``warm_usage.sqlite3`` beside the Chroma data) every :data:`FLUSH_EVERY` touches,
-every :data:`FLUSH_SECONDS` seconds and on close. The file is advisory: losing the last
-unflushed touches in a crash only makes eviction slightly less informed, and a damaged file is
-set aside and started afresh. Every indexed id has a row (``uses`` 0 when added), so the
-least-used ids are one indexed query away.
+SQLite file (``warm_usage.<collection>.sqlite3`` beside the Chroma data) every
+:data:`FLUSH_EVERY` touches, every :data:`FLUSH_SECONDS` seconds and on close. The file is
+advisory: losing the last unflushed touches in a crash only makes eviction slightly less
+informed, and a damaged file is set aside and started afresh. Every indexed id has a row
+(``uses`` 0 when added), so the least-used ids are one indexed query away.
 """
 
 from __future__ import annotations
@@ -19,7 +19,6 @@ from pathlib import Path
 
 log = logging.getLogger(__name__)
 
-FILE_NAME = "warm_usage.sqlite3"
 FLUSH_EVERY = 1000
 FLUSH_SECONDS = 30.0
 _CHUNK = 500  # ids per SQL statement (SQLite's variable limit is 32766 on modern builds)

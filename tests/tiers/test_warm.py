@@ -17,8 +17,7 @@ from tiers.chroma_server import ChromaServer, free_port
 from tiers.config import WarmConfig
 from tiers.embedders import SentenceTransformerEmbedder
 from tiers.onnx_embedder import OnnxEmbedder
-from tiers.warm import WarmTier
-from tiers.warm_usage import FILE_NAME as USAGE_FILE
+from tiers.warm import WarmTier, usage_file
 
 EMBEDDED = WarmConfig()
 
@@ -103,7 +102,7 @@ def test_another_embedder_is_refused_with_a_way_out(
         WarmTier(tmp_path / "chroma", EMBEDDED, other)
     message = str(err.value)
     assert "'all-MiniLM-L6-v2' (384-d)" in message and "'e5-small'" in message
-    assert "rebuild" in message and "WarmTier.drop" in message
+    assert "rebuild" in message and "WarmTier.drop" in message and "archive" in message
 
 
 def test_drop_lets_the_index_be_rebuilt(tmp_path: Path, onnx_embedder: OnnxEmbedder) -> None:
@@ -211,10 +210,26 @@ def test_usage_log_is_resynced_after_a_crash(tmp_path: Path, onnx_embedder: Onnx
     first = WarmTier(path, EMBEDDED, onnx_embedder)
     first.add(corpus())
     first.close()
-    (path / USAGE_FILE).unlink()
+    (path / usage_file(EMBEDDED)).unlink()
     again = WarmTier(path, EMBEDDED, onnx_embedder)
     try:
         assert sorted(again.evict_least_used(10)) == sorted(m.id for m in corpus())
+    finally:
+        again.close()
+
+
+def test_a_damaged_usage_log_is_set_aside(tmp_path: Path, onnx_embedder: OnnxEmbedder) -> None:
+    """Garbage in the usage file: the tier opens, keeps the garbage aside, and still evicts."""
+    path = tmp_path / "chroma"
+    first = WarmTier(path, EMBEDDED, onnx_embedder)
+    first.add(corpus())
+    first.close()
+    (path / usage_file(EMBEDDED)).write_bytes(b"this is not a database" * 100)
+    again = WarmTier(path, EMBEDDED, onnx_embedder)
+    try:
+        assert list(path.glob(usage_file(EMBEDDED) + ".damaged-*"))
+        assert len(again.evict_least_used(2)) == 2
+        assert again.stats()["count"] == len(corpus()) - 2
     finally:
         again.close()
 
