@@ -300,24 +300,30 @@ class WarmTier:
     # -- internals ------------------------------------------------------------------------------
 
     def _embed(self, texts: list[str]) -> npt.NDArray[np.float32]:
-        dim = self.embedder.dimension
-        parts = [np.zeros((0, dim), dtype=np.float32)]
-        for chunk in _chunks(texts, self.config.embed_batch_size):
-            try:
-                vectors = np.asarray(self.embedder.embed(chunk), dtype=np.float32)
-            except DisclosureError:
-                raise
-            except Exception as exc:
-                raise TierUnavailableError(
-                    f"embedder {self.embedder.name!r} failed; nothing was indexed: {exc}"
-                ) from exc
-            if vectors.shape != (len(chunk), dim) or not np.isfinite(vectors).all():
-                raise TierUnavailableError(
-                    f"embedder {self.embedder.name!r} returned an array of shape {vectors.shape} "
-                    f"(expected {(len(chunk), dim)}, finite); nothing was indexed"
-                )
-            parts.append(vectors)
-        return np.concatenate(parts)
+        """Vectors for ``texts`` in order; embedded shortest first, so batches pad little."""
+        out = np.empty((len(texts), self.embedder.dimension), dtype=np.float32)
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        for start in range(0, len(order), self.config.embed_batch_size):
+            rows = order[start : start + self.config.embed_batch_size]
+            out[rows] = self._embed_chunk([texts[i] for i in rows])
+        return out
+
+    def _embed_chunk(self, texts: list[str]) -> npt.NDArray[np.float32]:
+        try:
+            vectors = np.asarray(self.embedder.embed(texts), dtype=np.float32)
+        except DisclosureError:
+            raise
+        except Exception as exc:
+            raise TierUnavailableError(
+                f"embedder {self.embedder.name!r} failed; nothing was indexed: {exc}"
+            ) from exc
+        expected = (len(texts), self.embedder.dimension)
+        if vectors.shape != expected or not np.isfinite(vectors).all():
+            raise TierUnavailableError(
+                f"embedder {self.embedder.name!r} returned an array of shape {vectors.shape} "
+                f"(expected {expected}, finite); nothing was indexed"
+            )
+        return vectors
 
     def _upsert(self, memories: list[Memory], vectors: npt.NDArray[np.float32]) -> None:
         for start in range(0, len(memories), self._batch):
