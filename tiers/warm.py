@@ -23,15 +23,14 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from tiers._offline import prepare_environment
 from tiers.base import Embedder
+from tiers.chroma_client import location, open_client, release_client
 from tiers.config import WarmConfig
 from tiers.embedders import QueryEmbeddingCache
 from tiers.errors import (
     DisclosureError,
     IncompatibleDataError,
     InvalidInputError,
-    StorageError,
     TierUnavailableError,
 )
 from tiers.memory import Memory, ScoredMemory
@@ -71,7 +70,7 @@ class WarmTier:
         self._closed = False
         self._write_lock = threading.RLock()
         self._queries = QueryEmbeddingCache(embedder, config.query_cache_size)
-        self._client: Any = _open_client(self.path, config)
+        self._client: Any = open_client(self.path, config)
         try:
             self._collection = self._open_collection()
             self._batch = min(config.write_batch_size, self._client.get_max_batch_size())
@@ -81,7 +80,7 @@ class WarmTier:
         except BaseException:
             if hasattr(self, "_usage"):
                 self._usage.close()
-            _release_client(self._client)
+            release_client(self._client)
             raise
 
     def __repr__(self) -> str:
@@ -221,7 +220,7 @@ class WarmTier:
         try:
             self._usage.close()
         finally:
-            _release_client(self._client)
+            release_client(self._client)
 
     # -- beyond the protocol: what the write path and the lifecycle use -------------------------
 
@@ -282,7 +281,7 @@ class WarmTier:
 
         Close every tier open on it first.
         """
-        client = _open_client(path, config)
+        client = open_client(path, config)
         try:
             names = {getattr(c, "name", c) for c in client.list_collections()}
             if config.collection in names:
@@ -290,7 +289,7 @@ class WarmTier:
         except Exception as exc:
             raise TierUnavailableError(f"dropping {config.collection!r} failed: {exc}") from exc
         finally:
-            _release_client(client)
+            release_client(client)
         state = state_dir if state_dir is not None else path
         if state is not None:
             for suffix in ("", "-wal", "-shm"):
@@ -406,7 +405,7 @@ class WarmTier:
         return TierUnavailableError(f"Chroma {operation} failed at {self._location()}: {exc}")
 
     def _location(self) -> str:
-        return _location(self.path, self.config)
+        return location(self.path, self.config)
 
 
 def usage_file(config: WarmConfig) -> str:
@@ -436,70 +435,3 @@ def _valid_ids(ids: Sequence[str]) -> list[str]:
 def _chunks(items: list[str], size: int) -> Iterator[list[str]]:
     for start in range(0, len(items), size):
         yield items[start : start + size]
-
-
-def _open_client(path: Path | None, config: WarmConfig) -> Any:
-    prepare_environment()
-    import chromadb
-    from chromadb.config import Settings
-
-    settings = Settings(anonymized_telemetry=False)
-    if config.backend == "embedded":
-        if path is None:
-            raise InvalidInputError("the embedded warm tier needs a directory (got path=None)")
-        try:
-            Path(path).mkdir(parents=True, exist_ok=True)
-            return chromadb.PersistentClient(path=str(path), settings=settings)
-        except Exception as exc:
-            raise StorageError(f"cannot open the warm index at {path}: {exc}") from exc
-    try:
-        client = chromadb.HttpClient(host=config.host, port=config.port, settings=settings)
-    except Exception as exc:
-        raise TierUnavailableError(
-            f"Chroma server at {_location(path, config)} unreachable ({exc}); start one with "
-            f"`chroma run --path DIR --host {config.host} --port {config.port}`"
-        ) from exc
-    _set_http_timeout(client, config.timeout_seconds)
-    return client
-
-
-def _release_client(client: Any) -> None:
-    """Close a Chroma client, and what chromadb 1.5's ``close`` leaves open for HTTP clients.
-
-    An HttpClient owns two private systems (its own and its admin client's), each with an httpx
-    session that ``close`` never closes (ResourceWarning: unclosed socket), and chromadb keeps a
-    second, unreferenced entry for the first system in its class-level registry.
-    """
-    from chromadb.api.shared_system_client import SharedSystemClient as Shared
-
-    sessions = [_http_session(client), _http_session(getattr(client, "_admin_client", None))]
-    system = Shared._identifier_to_system.get(getattr(client, "_identifier", ""))
-    try:
-        client.close()
-    except Exception:  # closing must not mask the error that made us close
-        log.debug("closing the Chroma client failed", exc_info=True)
-    for session in sessions:
-        if session is not None:  # HTTP clients only: their systems are never shared
-            session.close()
-            for key, value in list(Shared._identifier_to_system.items()):
-                if value is system and key not in Shared._identifier_to_refcount:
-                    Shared._identifier_to_system.pop(key, None)
-
-
-def _http_session(client: Any) -> Any:
-    return getattr(getattr(client, "_server", None), "_session", None)
-
-
-def _location(path: Path | None, config: WarmConfig) -> str:
-    if config.backend == "embedded":
-        return str(path)
-    return f"http://{config.host}:{config.port}"
-
-
-def _set_http_timeout(client: Any, seconds: float) -> None:
-    """chromadb's HTTP client waits forever by default; give each request a deadline."""
-    session = _http_session(client)
-    if session is not None:
-        import httpx
-
-        session.timeout = httpx.Timeout(seconds)
