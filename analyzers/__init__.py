@@ -1,5 +1,17 @@
-"""What the query asks for: disclosure levels and the query analysis."""
+"""What the query asks for: disclosure levels, the query analyzer, and ingest enrichment."""
 
+from analyzers.analyzer import QueryComplexityAnalyzer
+from analyzers.config import AnalyzerConfig
+from analyzers.enrich import Enrichment, enrich, enrich_many
 from analyzers.levels import DisclosureLevel, QueryAnalysis, TemporalReference
 
-__all__ = ["DisclosureLevel", "QueryAnalysis", "TemporalReference"]
+__all__ = [
+    "AnalyzerConfig",
+    "DisclosureLevel",
+    "Enrichment",
+    "QueryAnalysis",
+    "QueryComplexityAnalyzer",
+    "TemporalReference",
+    "enrich",
+    "enrich_many",
+]

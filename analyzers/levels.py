@@ -59,18 +59,31 @@ _BY_NAME = {level.value: level for level in DisclosureLevel}
 
 
 class TemporalReference(BaseModel):
-    """A time the query points at: the phrase, and the range it resolves to (when it does)."""
+    """A time the query points at: the phrase, and the range it resolves to (when it does).
+
+    ``start`` is inclusive and ``end`` exclusive, both timezone-aware; a range never ends after
+    the ``now`` it was resolved against.
+    """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     phrase: str
+    kind: str | None = None  # what named it: "yesterday", "last_week", "month", "ago", "topic", ...
     start: datetime | None = None
     end: datetime | None = None
     about: str | None = None  # "when we discussed X": the topic X, resolved by search not by date
 
 
 class QueryAnalysis(BaseModel):
-    """Why a query gets the level it gets: every signal that fired, and what the query names."""
+    """Why a query gets the level it gets: every signal that fired, and what the query names.
+
+    ``detected_signals`` uses the vocabulary documented in :mod:`analyzers.analyzer`;
+    ``votes`` maps each signal that voted to the level it voted for; ``reason`` says in words
+    which rule decided; ``override`` is the explicit override phrase that won, if one did;
+    ``inherited_level`` is the previous turn's level when a continuation inherited it.
+    ``explicit_ids`` are memory ids and citations as written, normalised (``mem_12``,
+    ``mem:a7Bc3x``): the caller resolves them.
+    """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -83,6 +96,11 @@ class QueryAnalysis(BaseModel):
     explicit_ids: tuple[str, ...] = ()
     expansion_request: bool = False
     complexity: float = Field(default=0.0, ge=0.0, le=1.0)
+    reason: str = ""
+    votes: dict[str, DisclosureLevel] = Field(default_factory=dict)
+    override: str | None = None
+    inherited_level: DisclosureLevel | None = None
+    word_count: int = Field(default=0, ge=0)
 
     @field_validator("detected_signals", "entities", "explicit_ids", mode="before")
     @classmethod

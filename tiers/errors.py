@@ -9,6 +9,7 @@ this library::
     +-- InvalidInputError (ValueError)     bad input at a boundary: empty or oversized content
     |   +-- MemoryValidationError          a Memory field failed validation (names the field)
     +-- ProfileError (ValueError)          a profile failed to load: file, path inside it, reason
+    |   +-- ExperimentError                an A/B experiment file (or its flags) that cannot be used
     +-- RegistryError (LookupError)        an unknown plug-in name, or one registered twice
     +-- TokenizerError (RuntimeError)      a token encoding that cannot be loaded offline
     +-- MemoryNotFoundError (KeyError)     an id or citation that matches no stored memory
@@ -49,6 +50,10 @@ class MemoryValidationError(InvalidInputError):
 
 class ProfileError(DisclosureError, ValueError):
     """A profile failed to load or validate."""
+
+
+class ExperimentError(ProfileError):
+    """An A/B experiment file, or the command-line flags standing in for one, is unusable."""
 
 
 class RegistryError(DisclosureError, LookupError):

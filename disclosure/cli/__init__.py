@@ -13,10 +13,10 @@ import sys
 from collections.abc import Sequence
 
 from disclosure._version import __version__
-from disclosure.cli import demo, profiles, tokens
+from disclosure.cli import demo, evaluate, profiles, tokens
 from tiers.errors import DisclosureError
 
-COMMANDS = (profiles, tokens, demo)
+COMMANDS = (profiles, tokens, demo, evaluate)
 EXIT_ERROR = 1
 EXIT_USAGE = 2
 

@@ -8,6 +8,7 @@ import pytest
 
 from analyzers import DisclosureLevel
 from disclosure import Profile, ProfileError, builtin_profiles, load_profile
+from disclosure.evaluation.experiment import load_experiment
 
 REPO = Path(__file__).resolve().parents[2]
 CONFIG_YAMLS = sorted((REPO / "configs").rglob("*.yaml"))
@@ -20,11 +21,15 @@ def write(tmp_path: Path, text: str, name: str = "p.yaml") -> Path:
 
 
 @pytest.mark.parametrize("path", CONFIG_YAMLS, ids=lambda p: str(p.relative_to(REPO)))
-def test_every_profile_under_configs_validates(path: Path) -> None:
-    """Each YAML under configs/profiles loads as a Profile."""
-    if path.parent.name != "profiles":
-        pytest.skip("not a profile (A/B experiment files are checked by the evaluation tests)")
-    assert isinstance(load_profile(path), Profile)
+def test_every_yaml_under_configs_validates(path: Path) -> None:
+    """Profiles load as Profiles, A/B experiment files as Experiments; nothing else lives there."""
+    kind = path.parent.name
+    assert kind in ("profiles", "ab"), f"{path}: configs/ holds only profiles/ and ab/"
+    if kind == "profiles":
+        assert isinstance(load_profile(path), Profile)
+    else:
+        experiment = load_experiment(path)
+        assert experiment.profiles or experiment.baselines
 
 
 def test_the_builtins_ship_and_include_the_required_four() -> None:

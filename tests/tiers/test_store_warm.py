@@ -85,13 +85,19 @@ def test_ingest_embeds_inline_and_warm_hits_come_from_the_archive(store: TieredS
     assert 0.0 <= hits[-1].score <= hits[0].score <= 1.0
 
 
-def test_a_replaced_memory_is_never_found_by_its_old_text(tmp_path: Path, st_embedder: Embedder) -> None:
-    """Until the new version is embedded, the stale vector's hit is dropped; then the new one is found."""
-    with TieredStore(tmp_path, config(outbox=FAST.model_copy(update={"drain": "manual"})), embedder=st_embedder) as store:
+def test_a_replaced_memory_is_never_found_by_its_old_text(
+    tmp_path: Path, st_embedder: Embedder
+) -> None:
+    """A stale vector's hit is dropped until the new version is embedded, then that is found."""
+    with TieredStore(
+        tmp_path, config(outbox=FAST.model_copy(update={"drain": "manual"})), embedder=st_embedder
+    ) as store:
         store.ingest(corpus())
         store.flush()
         store.ingest([corpus()[4].replace(content="The team lunch moved to Thursday at noon.")])
-        assert all(h.id != "c4" for h in store.search("warm", "invoice totals drifted by a cent", 6))
+        assert all(
+            h.id != "c4" for h in store.search("warm", "invoice totals drifted by a cent", 6)
+        )
         assert store.flush() == 0
         hits = store.search("warm", "when is the team lunch", 1)
         assert hits[0].id == "c4" and "Thursday" in hits[0].memory.content
@@ -119,7 +125,9 @@ def test_reopening_requeues_what_chroma_lost(tmp_path: Path, st_embedder: Embedd
     warm = WarmTier(tmp_path / "warm", WarmConfig(), st_embedder)
     warm.forget(["c0", "c1"])  # the index loses two vectors behind the archive's back
     warm.close()
-    with TieredStore(tmp_path, config(outbox=FAST.model_copy(update={"drain": "manual"})), embedder=st_embedder) as store:
+    with TieredStore(
+        tmp_path, config(outbox=FAST.model_copy(update={"drain": "manual"})), embedder=st_embedder
+    ) as store:
         assert store.pending() == 2
         assert store.flush() == 0
         assert store.stats().warm == len(corpus())
@@ -128,8 +136,11 @@ def test_reopening_requeues_what_chroma_lost(tmp_path: Path, st_embedder: Embedd
 def test_warm_capacity_leaves_least_used_cold_only_and_use_brings_them_back(
     tmp_path: Path, st_embedder: Embedder
 ) -> None:
-    """Beyond max_items the least-used vectors leave Chroma; a cold-only memory used twice returns."""
-    tiers = config(warm=WarmConfig(max_items=4), lifecycle=LifecycleConfig(cold_to_warm_uses=2, warm_to_hot_uses=99))
+    """Beyond max_items the least-used vectors leave Chroma; a cold-only one used twice returns."""
+    tiers = config(
+        warm=WarmConfig(max_items=4),
+        lifecycle=LifecycleConfig(cold_to_warm_uses=2, warm_to_hot_uses=99),
+    )
     with TieredStore(tmp_path, tiers, embedder=st_embedder) as store:
         store.ingest(corpus()[:4])
         store.record_use(["c0", "c1", "c2", "c3"])
@@ -150,6 +161,10 @@ def test_forget_removes_from_chroma_at_once(store: TieredStore) -> None:
     """A forgotten memory leaves the warm index immediately; nothing stays queued."""
     store.ingest(corpus())
     store.forget(session_id="s0")
-    assert store.warm is not None and store.warm.contains([m.id for m in corpus()]) == {"c1", "c3", "c5"}
+    assert store.warm is not None and store.warm.contains([m.id for m in corpus()]) == {
+        "c1",
+        "c3",
+        "c5",
+    }
     assert store.pending() == 0
     assert all(h.memory.session_id == "s1" for h in store.search("warm", "billing invoices", 6))

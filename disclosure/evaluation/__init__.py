@@ -1,0 +1,93 @@
+"""A/B evaluation: datasets, baselines, the runner, metrics, paired statistics and reports.
+
+``disclosure eval`` drives it from the command line; in Python::
+
+    from disclosure.evaluation import (
+        build_report, experiment_systems, load_experiment, load_dataset, run_experiment,
+        write_report,
+    )
+
+    experiment = load_experiment("configs/ab/locomo-dev.yaml")
+    dataset = load_dataset(experiment.dataset, seed=experiment.seed)
+    run = run_experiment(experiment, dataset, experiment_systems(experiment))
+    write_report(build_report(run), Path("results/locomo-dev"))
+"""
+
+from disclosure.evaluation.baselines import BASELINES, Baseline, make_baseline, render_turn
+from disclosure.evaluation.dataset import Conversation, Dataset, DatasetIssue, Question
+from disclosure.evaluation.experiment import (
+    BootstrapSpec,
+    DatasetSpec,
+    Experiment,
+    ProfileSpec,
+    load_experiment,
+    validate_experiment,
+)
+from disclosure.evaluation.jsonl import load_jsonl
+from disclosure.evaluation.loading import load_dataset
+from disclosure.evaluation.locomo import LOCOMO_CATEGORIES, load_locomo
+from disclosure.evaluation.metrics import (
+    QuestionRecord,
+    Summary,
+    collapse_whitespace,
+    evidence_found,
+    score_result,
+    summarize,
+)
+from disclosure.evaluation.report import Report, build_report, write_report
+from disclosure.evaluation.runner import (
+    Discloser,
+    RunResult,
+    System,
+    baseline_systems,
+    experiment_systems,
+    run_experiment,
+)
+from disclosure.evaluation.stats import (
+    Comparison,
+    Interval,
+    bootstrap_mean,
+    compare,
+    mcnemar_exact,
+)
+
+__all__ = [
+    "BASELINES",
+    "LOCOMO_CATEGORIES",
+    "Baseline",
+    "BootstrapSpec",
+    "Comparison",
+    "Conversation",
+    "Dataset",
+    "DatasetIssue",
+    "DatasetSpec",
+    "Discloser",
+    "Experiment",
+    "Interval",
+    "ProfileSpec",
+    "Question",
+    "QuestionRecord",
+    "Report",
+    "RunResult",
+    "Summary",
+    "System",
+    "baseline_systems",
+    "bootstrap_mean",
+    "build_report",
+    "collapse_whitespace",
+    "compare",
+    "evidence_found",
+    "experiment_systems",
+    "load_dataset",
+    "load_experiment",
+    "load_jsonl",
+    "load_locomo",
+    "make_baseline",
+    "mcnemar_exact",
+    "render_turn",
+    "run_experiment",
+    "score_result",
+    "summarize",
+    "validate_experiment",
+    "write_report",
+]

@@ -1,0 +1,33 @@
+"""Load the dataset an experiment names, then select its categories and question sample."""
+
+from __future__ import annotations
+
+import logging
+
+from disclosure.evaluation.dataset import Dataset
+from disclosure.evaluation.experiment import LOCOMO_ENV, DatasetSpec
+from disclosure.evaluation.jsonl import load_jsonl
+from disclosure.evaluation.locomo import load_locomo
+from tiers.errors import DatasetError
+
+log = logging.getLogger(__name__)
+
+
+def load_dataset(spec: DatasetSpec, *, seed: int = 0) -> Dataset:
+    """The questions ``spec`` asks for (categories, then a seeded sample of the limit)."""
+    path = spec.resolved_path()
+    if not path.exists():
+        hint = f" (set {LOCOMO_ENV} or give --dataset)" if spec.format == "locomo" else ""
+        raise DatasetError(f"{path}: no such dataset{hint}")
+    dataset = load_locomo(path) if spec.format == "locomo" else load_jsonl(path)
+    for issue in dataset.issues:
+        log.info("dataset: %s", issue)
+    selected = dataset.select(
+        categories=spec.resolved_categories(), limit=spec.limit_questions, seed=seed
+    )
+    if not selected.questions:
+        raise DatasetError(
+            f"{path}: no questions in categories {list(spec.resolved_categories() or [])}; "
+            f"the dataset has {', '.join(dataset.categories()) or 'no questions'}"
+        )
+    return selected

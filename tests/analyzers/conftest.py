@@ -1,0 +1,26 @@
+"""Shared fixtures for the analyzer tests: one analyzer (one spaCy pipeline) per session."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from analyzers import AnalyzerConfig, QueryComplexityAnalyzer
+
+
+@pytest.fixture(scope="session")
+def analyzer() -> QueryComplexityAnalyzer:
+    """The analyzer on the built-in defaults."""
+    return QueryComplexityAnalyzer(AnalyzerConfig())
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    """Print the labelled-set accuracy recorded by the accuracy test (also in the JUnit XML)."""
+    for report in terminalreporter.stats.get("passed", []) + terminalreporter.stats.get(
+        "failed", []
+    ):
+        props = dict(getattr(report, "user_properties", []))
+        if "analyzer_accuracy" in props:
+            terminalreporter.write_sep("-", "analyzer: labelled query set")
+            terminalreporter.write_line(str(props["analyzer_accuracy"]))
