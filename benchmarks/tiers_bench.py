@@ -98,9 +98,9 @@ def phase_ingest_warm(n: int, batch: int) -> dict[str, Any]:
 
 
 def _default_embedder() -> Any:
-    from tiers import embedders  # type: ignore[attr-defined]
+    from tiers.embedders import get_embedder
 
-    return embedders.default_embedder()
+    return get_embedder("auto")  # ONNX when its one-time export exists or can be made
 
 
 def phase_hot(n: int) -> dict[str, Any]:
