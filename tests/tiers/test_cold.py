@@ -263,3 +263,21 @@ def test_fts5_budget_keeps_exact_scores_and_rare_terms_first(tmp_path: Path) -> 
     assert bounded.search("note17", 3)[0].id == "m17"  # within budget: the exact path
     for archive in (exact, bounded):
         archive.close()
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_non_latin_text_is_searchable_in_both_engines(tmp_path: Path, engine: str) -> None:
+    """Accented, Korean and Chinese text is found through the shared tokenisation."""
+    archive = ColdArchive(tmp_path, ColdConfig(engine=engine))
+    archive.add(
+        [
+            Memory(id="fr", content="Le déploiement du café est reporté à lundi."),
+            Memory(id="ko", content="데이터베이스 마이그레이션은 금요일에 끝났다"),
+            Memory(id="zh", content="我们把数据库迁移到了新的服务器"),
+            Memory(id="en", content="Nothing relevant in plain English here."),
+        ]
+    )
+    assert archive.search("DÉPLOIEMENT cafe café", 1)[0].id == "fr"
+    assert archive.search("데이터베이스", 1)[0].id == "ko"
+    assert archive.search("数据库迁移", 1)[0].id == "zh"
+    archive.close()

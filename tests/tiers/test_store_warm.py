@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -168,3 +169,17 @@ def test_forget_removes_from_chroma_at_once(store: TieredStore) -> None:
     }
     assert store.pending() == 0
     assert all(h.memory.session_id == "s1" for h in store.search("warm", "billing invoices", 6))
+
+
+def test_the_background_worker_indexes_without_blocking_ingest(
+    tmp_path: Path, st_embedder: Embedder
+) -> None:
+    """With drain=background the worker empties the queue on its own."""
+    background = config(outbox=FAST.model_copy(update={"drain": "background"}))
+    with TieredStore(tmp_path, background, embedder=st_embedder) as store:
+        store.ingest(corpus())
+        deadline = time.monotonic() + 60
+        while store.pending() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert store.pending() == 0
+        assert store.stats().warm == len(corpus())
