@@ -24,9 +24,9 @@ from pathlib import Path
 from typing import Any, Literal
 
 from tiers.bm25 import normalise
-from tiers.citations import assign_citation
+from tiers.citations import MAX_CODE_LENGTH, assign_citation
 from tiers.config import ColdConfig
-from tiers.errors import MemoryNotFoundError, StorageError, TierClosedError
+from tiers.errors import InvalidInputError, MemoryNotFoundError, StorageError, TierClosedError
 from tiers.history import history_line
 from tiers.lexical import Change, LexicalEngine, make_engine
 from tiers.memory import Memory, ScoredMemory
@@ -153,6 +153,10 @@ class ColdArchive:
         citation_length: int = 6,
     ) -> None:
         self.config = config or ColdConfig()
+        if not 1 <= citation_length <= MAX_CODE_LENGTH:
+            raise InvalidInputError(
+                f"citation_length must lie in 1..{MAX_CODE_LENGTH}, not {citation_length}"
+            )
         self.citation_length = citation_length
         self._tokenizer = tokenizer or Tokenizer()
         self._line_counter = line_counter

@@ -14,7 +14,12 @@ from tests.tiers.contract import BASE, TEXTS, TierContract, corpus
 from tiers.citations import citation_code
 from tiers.cold import ColdArchive
 from tiers.config import ColdConfig
-from tiers.errors import CorruptDataError, IncompatibleDataError, MemoryNotFoundError
+from tiers.errors import (
+    CorruptDataError,
+    IncompatibleDataError,
+    InvalidInputError,
+    MemoryNotFoundError,
+)
 from tiers.history import history_line
 from tiers.memory import Memory
 from tiers.schema import ARCHIVE_FILE
@@ -164,6 +169,12 @@ def test_citations_persist_resolve_and_extend_on_collision(tmp_path: Path) -> No
     archive.forget([first])
     assert archive.resolve_citation(codes[first]) is None
     archive.close()
+
+
+def test_citation_length_is_checked(tmp_path: Path) -> None:
+    """An impossible citation length is refused when the archive opens."""
+    with pytest.raises(InvalidInputError, match=r"1\.\.43"):
+        ColdArchive(tmp_path, citation_length=0)
 
 
 def test_line_tokens_are_kept_and_backfilled(tmp_path: Path) -> None:
