@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -24,9 +25,19 @@ class WarmConfig(_Section):
     backend: Literal["embedded", "server"] = "embedded"
     host: str = "127.0.0.1"
     port: int = Field(default=8000, gt=0, lt=65536)
-    collection: str = Field(default="memories", min_length=3, max_length=512)
+    collection: str = Field(
+        default="memories",
+        min_length=3,
+        max_length=512,
+        pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*[A-Za-z0-9]$",  # Chroma's rule for collection names
+    )
     max_items: int = Field(default=1_000_000, gt=0)
-    embedder: str = "sentence-transformers"
+    embedder: str = Field(default="auto", min_length=1)
+    embedder_cache_dir: Path | None = None
+    embed_batch_size: int = Field(default=64, gt=0)
+    write_batch_size: int = Field(default=1000, gt=0)
+    query_cache_size: int = Field(default=256, ge=0)
+    timeout_seconds: float = Field(default=30.0, gt=0)
 
 
 class ColdConfig(_Section):

@@ -1,0 +1,499 @@
+"""The warm tier: memory vectors in ChromaDB, embedded in the data directory or on a server.
+
+Each record is the memory's id, its content's vector from our own :class:`~tiers.base.Embedder`
+(Chroma's default embedding function, which downloads a model, never runs) and one metadata
+field, ``memory``, holding the memory's JSON, so a hit becomes a :class:`Memory` without another
+lookup. The collection uses cosine HNSW. Chroma reports cosine *distance* ``d = 1 - cos``, in
+[0, 2]; a hit's score is the cosine similarity clipped to [0, 1]: ``score = max(0, min(1, 1 - d))``
+(opposite or unrelated texts score 0, identical texts 1). Nothing on the query path uses a
+metadata ``where`` filter (slow at scale).
+
+The collection's metadata records the embedder's ``name`` and dimension; reopening with another
+embedder raises :class:`IncompatibleDataError`. Adding re-embeds only memories whose content
+changed. Use counts for least-used eviction live in :mod:`tiers.warm_usage`.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Iterable, Iterator, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from tiers._offline import prepare_environment
+from tiers.base import Embedder
+from tiers.config import WarmConfig
+from tiers.embedders import QueryEmbeddingCache
+from tiers.errors import (
+    DisclosureError,
+    IncompatibleDataError,
+    InvalidInputError,
+    StorageError,
+    TierUnavailableError,
+)
+from tiers.memory import Memory, ScoredMemory
+from tiers.warm_usage import UsageLog
+
+if TYPE_CHECKING:
+    import numpy.typing as npt
+
+log = logging.getLogger(__name__)
+
+FORMAT = 1  # bump when the record layout changes; a newer index is refused
+META_FORMAT, META_EMBEDDER, META_DIMENSION = "td_format", "td_embedder", "td_dimension"
+MEMORY_FIELD = "memory"
+
+
+class WarmTier:
+    """Vectors in ChromaDB; thread-safe (searches run concurrently, writes one at a time)."""
+
+    name = "warm"
+
+    def __init__(
+        self,
+        path: Path | None,
+        config: WarmConfig,
+        embedder: Embedder,
+        *,
+        state_dir: Path | None = None,
+    ) -> None:
+        """Open (or create) the collection.
+
+        ``path`` is Chroma's directory in embedded mode (None only with ``backend: server``).
+        ``state_dir`` holds the usage counts; default ``path``; with neither, they stay in memory.
+        """
+        self.path = Path(path) if path is not None else None
+        self.config = config
+        self.embedder = embedder
+        self._closed = False
+        self._write_lock = threading.RLock()
+        self._queries = QueryEmbeddingCache(embedder, config.query_cache_size)
+        self._client: Any = _open_client(self.path, config)
+        try:
+            self._collection = self._open_collection()
+            self._batch = min(config.write_batch_size, self._client.get_max_batch_size())
+            state = state_dir if state_dir is not None else self.path
+            self._usage = UsageLog(state / usage_file(config) if state is not None else None)
+            self._resync_usage()
+        except BaseException:
+            if hasattr(self, "_usage"):
+                self._usage.close()
+            _release_client(self._client)
+            raise
+
+    def __repr__(self) -> str:
+        where = self._location()
+        return f"WarmTier({self.config.backend} at {where}, embedder={self.embedder.name!r})"
+
+    # -- opening ------------------------------------------------------------------------------
+
+    def _open_collection(self) -> Any:
+        from chromadb.errors import NotFoundError
+
+        name = self.config.collection
+        try:
+            try:
+                collection = self._client.get_collection(name, embedding_function=None)
+            except NotFoundError:
+                collection = self._client.get_or_create_collection(
+                    name,
+                    embedding_function=None,
+                    configuration={"hnsw": {"space": "cosine"}},
+                    metadata={
+                        META_FORMAT: FORMAT,
+                        META_EMBEDDER: self.embedder.name,
+                        META_DIMENSION: self.embedder.dimension,
+                    },
+                )
+        except Exception as exc:
+            raise self._failure(f"opening collection {name!r}", exc) from exc
+        self._check_compatible(dict(collection.metadata or {}))
+        return collection
+
+    def _check_compatible(self, meta: dict[str, Any]) -> None:
+        where = f"collection {self.config.collection!r} at {self._location()}"
+        rebuild = (
+            "rebuild it: WarmTier.drop(...) deletes the collection, then re-add the memories "
+            "from the archive (or point tiers.warm.collection at a new collection)"
+        )
+        if META_EMBEDDER not in meta:
+            raise IncompatibleDataError(f"{where} was not written by tiered-disclosure; {rebuild}")
+        if int(meta.get(META_FORMAT, 0)) > FORMAT:
+            raise IncompatibleDataError(
+                f"{where} has record format {meta[META_FORMAT]}, newer than this version's "
+                f"{FORMAT}; upgrade tiered-disclosure or {rebuild}"
+            )
+        found = (meta[META_EMBEDDER], int(meta.get(META_DIMENSION, 0)))
+        wanted = (self.embedder.name, self.embedder.dimension)
+        if found != wanted:
+            raise IncompatibleDataError(
+                f"{where} holds vectors of embedder {found[0]!r} ({found[1]}-d); this tier's "
+                f"embedder is {wanted[0]!r} ({wanted[1]}-d). Set tiers.warm.embedder to one "
+                f"producing {found[0]!r} vectors, or {rebuild}"
+            )
+
+    def _resync_usage(self) -> None:
+        if self._usage.count() != self.count():
+            self._usage.resync(set(self._all_ids()))
+
+    # -- the Tier protocol ----------------------------------------------------------------------
+
+    def add(self, memories: Sequence[Memory]) -> None:
+        """Index ``memories`` (idempotent by id; new content replaces the old vector).
+
+        The embedder runs first: if it fails nothing is written. Chroma writes go in batches, each
+        complete (vector and memory together); if one fails, the batches before it are indexed,
+        the rest keep their previous state, and :class:`TierUnavailableError` says how far it got.
+        """
+        self._check_open()
+        latest = {m.id: m for m in memories}  # the last version of an id in one call wins
+        if not latest:
+            return
+        with self._write_lock:
+            stored = self._stored_json(list(latest))
+            embed, relabel = _plan(latest.values(), stored)
+            vectors = self._embed([m.content for m in embed])
+            self._upsert(embed, vectors)
+            self._relabel(relabel)
+
+    def search(self, query: str, k: int) -> list[ScoredMemory]:
+        """Up to ``k`` memories nearest to ``query``, best first, scores in [0, 1]."""
+        self._check_open()
+        if k <= 0 or not query.strip():
+            return []
+        try:
+            vector = self._queries.vector(query)
+        except DisclosureError:
+            raise
+        except Exception as exc:
+            raise TierUnavailableError(f"embedder {self.embedder.name!r} failed: {exc}") from exc
+        return self.search_vector(vector, k)
+
+    def search_vector(self, vector: npt.ArrayLike, k: int) -> list[ScoredMemory]:
+        """Like :meth:`search` with a precomputed query vector (1-D, the embedder's dimension)."""
+        self._check_open()
+        query = np.asarray(vector, dtype=np.float32).reshape(-1)
+        if query.shape != (self.embedder.dimension,):
+            raise InvalidInputError(
+                f"query vector has {query.size} values; the warm index holds "
+                f"{self.embedder.dimension}-d vectors"
+            )
+        if k <= 0:
+            return []
+        try:
+            result = self._collection.query(
+                query_embeddings=[query], n_results=k, include=["metadatas", "distances"]
+            )
+        except Exception as exc:
+            raise self._failure("query", exc) from exc
+        return self._hits(result["ids"][0], result["metadatas"][0], result["distances"][0])
+
+    def get(self, ids: Sequence[str]) -> list[Memory]:
+        """The memories held among ``ids``, in that order; unknown ids are skipped."""
+        self._check_open()
+        stored = self._stored_json(ids)
+        return [Memory.from_json(stored[i]) for i in ids if i in stored]
+
+    def forget(self, ids: Sequence[str]) -> int:
+        """Remove ``ids``; return how many were indexed."""
+        self._check_open()
+        with self._write_lock:
+            present = self.contains(ids)
+            self._delete(sorted(present))
+            self._usage.removed(present)
+        return len(present)
+
+    def count(self) -> int:
+        self._check_open()
+        try:
+            return int(self._collection.count())
+        except Exception as exc:
+            raise self._failure("count", exc) from exc
+
+    def close(self) -> None:
+        """Flush the usage counts and release Chroma; idempotent."""
+        if self._closed:
+            return
+        self._closed = True
+        try:
+            self._usage.close()
+        finally:
+            _release_client(self._client)
+
+    # -- beyond the protocol: what the write path and the lifecycle use -------------------------
+
+    def contains(self, ids: Sequence[str]) -> set[str]:
+        """Which of ``ids`` are indexed (to reconcile after a crash)."""
+        self._check_open()
+        found: set[str] = set()
+        for chunk in _chunks(_valid_ids(ids), self._batch):
+            try:
+                found.update(self._collection.get(ids=chunk, include=[])["ids"])
+            except Exception as exc:
+                raise self._failure("get", exc) from exc
+        return found
+
+    def touch(self, ids: Sequence[str]) -> None:
+        """Record that these hits were used (cheap: counted in memory, flushed in batches)."""
+        self._check_open()
+        self._usage.touch(ids)
+
+    def evict_least_used(self, n: int) -> list[str]:
+        """Remove up to ``n`` of the least-used vectors from Chroma; return their ids.
+
+        The memories stay in the archive; only the warm index forgets them.
+        """
+        self._check_open()
+        evicted: list[str] = []
+        with self._write_lock:
+            while len(evicted) < n:
+                candidates = self._usage.least_used(n - len(evicted))
+                if not candidates:
+                    break
+                present = self.contains(candidates)
+                self._delete([i for i in candidates if i in present])
+                self._usage.removed(candidates)
+                evicted += [i for i in candidates if i in present]
+        return evicted
+
+    def usage(self, ids: Sequence[str]) -> dict[str, int]:
+        """How many times each of ``ids`` was touched (indexed ids only)."""
+        self._check_open()
+        return self._usage.uses(ids)
+
+    def stats(self) -> dict[str, Any]:
+        """Count, backend, embedder and query-cache figures, for ``disclosure stats``."""
+        return {
+            "count": self.count(),
+            "backend": self.config.backend,
+            "location": self._location(),
+            "embedder": self.embedder.name,
+            "embedder_backend": getattr(self.embedder, "backend", type(self.embedder).__name__),
+            "dimension": self.embedder.dimension,
+            "query_cache": {"size": len(self._queries), "hits": self._queries.hits},
+        }
+
+    @staticmethod
+    def drop(path: Path | None, config: WarmConfig, *, state_dir: Path | None = None) -> bool:
+        """Delete the collection (and its usage counts) so it can be rebuilt; True if it existed.
+
+        Close every tier open on it first.
+        """
+        client = _open_client(path, config)
+        try:
+            names = {getattr(c, "name", c) for c in client.list_collections()}
+            if config.collection in names:
+                client.delete_collection(config.collection)
+        except Exception as exc:
+            raise TierUnavailableError(f"dropping {config.collection!r} failed: {exc}") from exc
+        finally:
+            _release_client(client)
+        state = state_dir if state_dir is not None else path
+        if state is not None:
+            for suffix in ("", "-wal", "-shm"):
+                (Path(state) / (usage_file(config) + suffix)).unlink(missing_ok=True)
+        return config.collection in names
+
+    # -- internals ------------------------------------------------------------------------------
+
+    def _embed(self, texts: list[str]) -> npt.NDArray[np.float32]:
+        dim = self.embedder.dimension
+        parts = [np.zeros((0, dim), dtype=np.float32)]
+        for chunk in _chunks(texts, self.config.embed_batch_size):
+            try:
+                vectors = np.asarray(self.embedder.embed(chunk), dtype=np.float32)
+            except DisclosureError:
+                raise
+            except Exception as exc:
+                raise TierUnavailableError(
+                    f"embedder {self.embedder.name!r} failed; nothing was indexed: {exc}"
+                ) from exc
+            if vectors.shape != (len(chunk), dim) or not np.isfinite(vectors).all():
+                raise TierUnavailableError(
+                    f"embedder {self.embedder.name!r} returned an array of shape {vectors.shape} "
+                    f"(expected {(len(chunk), dim)}, finite); nothing was indexed"
+                )
+            parts.append(vectors)
+        return np.concatenate(parts)
+
+    def _upsert(self, memories: list[Memory], vectors: npt.NDArray[np.float32]) -> None:
+        for start in range(0, len(memories), self._batch):
+            chunk = memories[start : start + self._batch]
+            try:
+                self._collection.upsert(
+                    ids=[m.id for m in chunk],
+                    embeddings=vectors[start : start + len(chunk)],
+                    metadatas=[{MEMORY_FIELD: m.to_json()} for m in chunk],
+                )
+            except Exception as exc:
+                raise self._failure(
+                    f"upsert (indexed {start} of {len(memories)} memories of this call)", exc
+                ) from exc
+            self._usage.added(m.id for m in chunk)
+
+    def _relabel(self, memories: list[Memory]) -> None:
+        """Same content, other fields changed: rewrite the stored JSON, keep the vector."""
+        for start in range(0, len(memories), self._batch):
+            chunk = memories[start : start + self._batch]
+            try:
+                self._collection.update(
+                    ids=[m.id for m in chunk],
+                    metadatas=[{MEMORY_FIELD: m.to_json()} for m in chunk],
+                )
+            except Exception as exc:
+                raise self._failure("update", exc) from exc
+
+    def _delete(self, ids: list[str]) -> None:
+        for chunk in _chunks(ids, self._batch):
+            try:
+                self._collection.delete(ids=chunk)
+            except Exception as exc:
+                raise self._failure("delete", exc) from exc
+
+    def _stored_json(self, ids: Sequence[str]) -> dict[str, str]:
+        stored: dict[str, str] = {}
+        for chunk in _chunks(_valid_ids(ids), self._batch):
+            try:
+                got = self._collection.get(ids=chunk, include=["metadatas"])
+            except Exception as exc:
+                raise self._failure("get", exc) from exc
+            for i, meta in zip(got["ids"], got["metadatas"] or [], strict=False):
+                if meta and isinstance(meta.get(MEMORY_FIELD), str):
+                    stored[i] = meta[MEMORY_FIELD]
+        return stored
+
+    def _all_ids(self) -> Iterator[str]:
+        offset = 0
+        while True:
+            try:
+                page = self._collection.get(include=[], limit=self._batch, offset=offset)["ids"]
+            except Exception as exc:
+                raise self._failure("listing ids", exc) from exc
+            yield from page
+            if len(page) < self._batch:
+                return
+            offset += len(page)
+
+    def _hits(
+        self, ids: list[str], metas: list[Any] | None, distances: list[float] | None
+    ) -> list[ScoredMemory]:
+        hits: list[ScoredMemory] = []
+        for i, meta, distance in zip(ids, metas or [], distances or [], strict=False):
+            text = (meta or {}).get(MEMORY_FIELD)
+            if not isinstance(text, str):
+                log.warning("warm record %r has no stored memory; skipped", i)
+                continue
+            score = min(1.0, max(0.0, 1.0 - float(distance)))
+            hits.append(ScoredMemory(Memory.from_json(text), self.name, score, len(hits)))
+        return hits
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise TierUnavailableError("the warm tier is closed")
+
+    def _failure(self, operation: str, exc: Exception) -> DisclosureError:
+        if isinstance(exc, DisclosureError):
+            return exc
+        return TierUnavailableError(f"Chroma {operation} failed at {self._location()}: {exc}")
+
+    def _location(self) -> str:
+        return _location(self.path, self.config)
+
+
+def usage_file(config: WarmConfig) -> str:
+    """The usage log's file name (per collection) inside the state directory."""
+    return f"warm_usage.{config.collection}.sqlite3"
+
+
+def _plan(memories: Iterable[Memory], stored: dict[str, str]) -> tuple[list[Memory], list[Memory]]:
+    """Split into (to embed: new or changed content) and (same content, other fields changed)."""
+    embed: list[Memory] = []
+    relabel: list[Memory] = []
+    for memory in memories:
+        old = stored.get(memory.id)
+        if old is None:
+            embed.append(memory)
+        elif old != memory.to_json():
+            same_text = Memory.from_json(old).content == memory.content
+            (relabel if same_text else embed).append(memory)
+    return embed, relabel
+
+
+def _valid_ids(ids: Sequence[str]) -> list[str]:
+    """Unique non-empty string ids, first occurrence order (Chroma rejects duplicates)."""
+    return list(dict.fromkeys(i for i in ids if isinstance(i, str) and i))
+
+
+def _chunks(items: list[str], size: int) -> Iterator[list[str]]:
+    for start in range(0, len(items), size):
+        yield items[start : start + size]
+
+
+def _open_client(path: Path | None, config: WarmConfig) -> Any:
+    prepare_environment()
+    import chromadb
+    from chromadb.config import Settings
+
+    settings = Settings(anonymized_telemetry=False)
+    if config.backend == "embedded":
+        if path is None:
+            raise InvalidInputError("the embedded warm tier needs a directory (got path=None)")
+        try:
+            Path(path).mkdir(parents=True, exist_ok=True)
+            return chromadb.PersistentClient(path=str(path), settings=settings)
+        except Exception as exc:
+            raise StorageError(f"cannot open the warm index at {path}: {exc}") from exc
+    try:
+        client = chromadb.HttpClient(host=config.host, port=config.port, settings=settings)
+    except Exception as exc:
+        raise TierUnavailableError(
+            f"Chroma server at {_location(path, config)} unreachable ({exc}); start one with "
+            f"`chroma run --path DIR --host {config.host} --port {config.port}`"
+        ) from exc
+    _set_http_timeout(client, config.timeout_seconds)
+    return client
+
+
+def _release_client(client: Any) -> None:
+    """Close a Chroma client, and what chromadb 1.5's ``close`` leaves open for HTTP clients.
+
+    An HttpClient owns two private systems (its own and its admin client's), each with an httpx
+    session that ``close`` never closes (ResourceWarning: unclosed socket), and chromadb keeps a
+    second, unreferenced entry for the first system in its class-level registry.
+    """
+    from chromadb.api.shared_system_client import SharedSystemClient as Shared
+
+    sessions = [_http_session(client), _http_session(getattr(client, "_admin_client", None))]
+    system = Shared._identifier_to_system.get(getattr(client, "_identifier", ""))
+    try:
+        client.close()
+    except Exception:  # closing must not mask the error that made us close
+        log.debug("closing the Chroma client failed", exc_info=True)
+    for session in sessions:
+        if session is not None:  # HTTP clients only: their systems are never shared
+            session.close()
+            for key, value in list(Shared._identifier_to_system.items()):
+                if value is system and key not in Shared._identifier_to_refcount:
+                    Shared._identifier_to_system.pop(key, None)
+
+
+def _http_session(client: Any) -> Any:
+    return getattr(getattr(client, "_server", None), "_session", None)
+
+
+def _location(path: Path | None, config: WarmConfig) -> str:
+    if config.backend == "embedded":
+        return str(path)
+    return f"http://{config.host}:{config.port}"
+
+
+def _set_http_timeout(client: Any, seconds: float) -> None:
+    """chromadb's HTTP client waits forever by default; give each request a deadline."""
+    session = _http_session(client)
+    if session is not None:
+        import httpx
+
+        session.timeout = httpx.Timeout(seconds)
