@@ -117,6 +117,44 @@ class ExpansionConfig(_Section):
     timeline_window: int = Field(default=3, ge=0)
 
 
+def _default_weights() -> dict[str, float]:
+    return {"hot": 1.0, "active": 0.5, "warm": 1.0, "cold": 1.0}
+
+
+class FusionConfig(_Section):
+    """How the tiers' lists become one ranking (reciprocal rank fusion, ``disclosure.fusion``).
+
+    ``weights`` per list: ``hot`` (the working set's matches), ``active`` (the working set's
+    recent and important items, taken when the hot matches fall short), ``warm`` (vectors) and
+    ``cold`` (the archive's BM25). ``participant_prior`` < 1 favours memories spoken by a
+    participant the query names (the others' fused values are multiplied by it);
+    ``strip_participants`` removes participants' names from the query the vectors see (names
+    are in every turn of a conversation, so they only blur the match).
+    """
+
+    rrf_k: int = Field(default=60, ge=0)
+    weights: dict[str, float] = Field(default_factory=_default_weights)
+    participant_prior: float = Field(default=1.0, gt=0.0, le=1.0)
+    strip_participants: bool = False
+
+    @field_validator("weights")
+    @classmethod
+    def _known_lists(cls, value: dict[str, float]) -> dict[str, float]:
+        unknown = sorted(set(value) - set(_default_weights()))
+        if unknown:
+            raise ValueError(f"unknown list {unknown[0]!r}; valid: active, cold, hot, warm")
+        if any(weight < 0 for weight in value.values()):
+            raise ValueError("weights must not be negative")
+        return {**_default_weights(), **value}
+
+
+class FeedbackConfig(_Section):
+    """When a reply counts as having used a disclosed item (``disclosure.feedback``)."""
+
+    min_overlap: float = Field(default=0.3, gt=0.0, le=1.0)
+    min_shared_words: int = Field(default=3, ge=1)
+
+
 class LayerCacheConfig(_Section):
     ttl_seconds: float = Field(gt=0)
     max_items: int = Field(gt=0)
@@ -140,6 +178,8 @@ class Profile(_Section):
     levels: dict[DisclosureLevel, LevelConfig] = Field(default_factory=_seed_levels)
     budget: BudgetConfig = BudgetConfig()
     expansion: ExpansionConfig = ExpansionConfig()
+    fusion: FusionConfig = FusionConfig()
+    feedback: FeedbackConfig = FeedbackConfig()
     caches: CacheConfig = CacheConfig()
     citations: CitationConfig = CitationConfig()
     formatting: FormattingConfig = FormattingConfig()

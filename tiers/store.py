@@ -94,7 +94,7 @@ class TieredStore:
     def _build_warm(self, embedder: Embedder | None) -> WarmIndex | None:
         if embedder is None:
             return None
-        from tiers.warm import WarmTier  # type: ignore[import-untyped]  # (until feat/warm merges)
+        from tiers.warm import WarmTier
 
         path = None if self.config.warm.backend == "server" else self.data_dir / "warm"
         warm: WarmIndex = WarmTier(
