@@ -31,6 +31,7 @@ from disclosure.budget import AdaptiveBudget, BudgetDecision, Usage
 from disclosure.cache import DisclosureCaches
 from disclosure.expansion import decide
 from disclosure.feedback import FeedbackReport, measure
+from disclosure.fusion import Candidate
 from disclosure.gather import Gatherer
 from disclosure.ingest import prepare
 from disclosure.participants import Participants
@@ -56,6 +57,8 @@ from tiers.reports import ForgetReport, IngestReport
 log = logging.getLogger(__name__)
 
 MAX_QUERY_CHARS = 20_000
+_LINE_OVERHEAD = 4  # speaker, separator, newline: what a content line costs beyond the content
+_POOL_BUDGETS = 3  # candidates worth this many budgets of content reach the formatter
 _SHOW_BUDGET = 1_000_000
 _NO_EMBEDDER = "none"
 
@@ -190,7 +193,7 @@ class DisclosureController:
             named=self.participants.named_in(query),
             timings=timings,
         )
-        candidates = [c for c in hits if c.score >= config.min_score]
+        candidates = self._shortlist(hits, config, decision.tokens)
         clock = time.perf_counter()
         expansion = decide(
             candidates,
@@ -354,10 +357,37 @@ class DisclosureController:
                     return hit[0]
         return None
 
+    def _shortlist(
+        self, hits: Sequence[Candidate], config: LevelConfig, budget: int
+    ) -> list[Candidate]:
+        """The candidates worth handing to the formatter, best first.
+
+        Drops those under ``min_score``; applies the score-adaptive cut-off once
+        ``cutoff_floor`` tokens of content are in; and stops once the candidates' content adds
+        up to a few budgets (the formatter only needs enough to fill one).
+        """
+        kept: list[Candidate] = []
+        best = max((c.fused for c in hits), default=0.0)
+        used = 0
+        for candidate in hits:
+            if candidate.score < config.min_score:
+                continue
+            if (
+                config.cutoff
+                and used >= config.cutoff_floor
+                and (candidate.fused < config.cutoff * best)
+            ):
+                break
+            kept.append(candidate)
+            used += self.counter(candidate.memory.content) + _LINE_OVERHEAD
+            if used >= _POOL_BUDGETS * budget:
+                break
+        return kept
+
     def _render_items(
         self,
         explicit: Sequence[Memory],
-        candidates: Sequence[Any],
+        candidates: Sequence[Candidate],
         layers: Mapping[str, Layer],
         config: LevelConfig,
     ) -> list[RenderItem]:

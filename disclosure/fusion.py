@@ -7,6 +7,9 @@ Each tier ranks with its own scale; rank fusion only trusts the order::
 Lists are deduplicated by id: a memory found by several tiers counts once, keeps every list's
 contribution, and reads as coming from the tier that ranked it best.
 
+Then, optionally, a *session boost* (memories of the sessions that hold the best hits rise: an
+answer's context sits near it) and *priors* (per-memory factors, e.g. the participant prior).
+
 The *confidence* of a candidate, the score the expansion thresholds (0.92, 0.85, 0.80) are read
 against, is not the fused value (RRF sums are tiny and depend on how many lists ran) but the best
 of its tiers' own normalised scores. Every tier reports scores on one meaning of [0, 1]: the warm
@@ -44,8 +47,12 @@ def fuse(
     weights: Mapping[str, float],
     k: int = 60,
     priors: Mapping[str, float] | None = None,
+    session_boost: float = 0.0,
+    session_boost_top: int = 10,
 ) -> list[Candidate]:
-    """Candidates from every list, best first. ``priors`` multiply a memory's fused value."""
+    """Candidates from every list, best first. ``priors`` multiply a memory's fused value;
+    ``session_boost`` g multiplies it by ``1 + g x mass(session) / max mass``, where a
+    session's mass is the fused value of its memories among the ``session_boost_top`` best."""
     fused: dict[str, float] = {}
     best: dict[str, tuple[int, float, ScoredMemory]] = {}  # id -> (rank, -weight, hit)
     confidence: dict[str, float] = {}
@@ -61,6 +68,8 @@ def fuse(
             key = (rank, -weight, hit)
             if hit.id not in best or key[:2] < best[hit.id][:2]:
                 best[hit.id] = key
+    if session_boost > 0 and fused:
+        _boost_sessions(fused, best, session_boost, session_boost_top)
     if priors:
         for memory_id, prior in priors.items():
             if memory_id in fused:
@@ -76,3 +85,20 @@ def fuse(
         )
         for i in order
     ]
+
+
+def _boost_sessions(
+    fused: dict[str, float],
+    best: Mapping[str, tuple[int, float, ScoredMemory]],
+    boost: float,
+    top: int,
+) -> None:
+    leaders = sorted(fused, key=lambda i: -fused[i])[:top]
+    mass: dict[str, float] = {}
+    for memory_id in leaders:
+        session = best[memory_id][2].memory.session_id
+        mass[session] = mass.get(session, 0.0) + fused[memory_id]
+    heaviest = max(mass.values())
+    for memory_id in fused:
+        session = best[memory_id][2].memory.session_id
+        fused[memory_id] *= 1 + boost * mass.get(session, 0.0) / heaviest

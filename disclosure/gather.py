@@ -65,6 +65,8 @@ class Gatherer:
                 weights=self.fusion.weights,
                 k=self.fusion.rrf_k,
                 priors=self._priors(lists, named),
+                session_boost=self.fusion.session_boost,
+                session_boost_top=self.fusion.session_boost_top,
             )
             self.caches.set("index", key, [_freeze(c) for c in candidates])
         timings["gather"] = round((time.perf_counter() - started) * 1000, 3)
@@ -89,12 +91,13 @@ class Gatherer:
         named: Collection[str],
         timings: dict[str, float],
     ) -> dict[str, list[ScoredMemory]]:
-        dense = strip_names(query, named) if self.fusion.strip_participants else query
+        if self.fusion.strip_participants:
+            query = strip_names(query, named)
         jobs: dict[str, Search] = {}
         if config.hot_items:
             jobs["hot"] = lambda: self.store.search("hot", query, config.hot_items, now=now)
         if config.warm_items:
-            jobs["warm"] = lambda: self.store.search("warm", dense, config.warm_items)
+            jobs["warm"] = lambda: self.store.search("warm", query, config.warm_items)
         if config.cold_search and config.cold_items:
             jobs["cold"] = lambda: self.store.search("cold", query, config.cold_items)
         futures: dict[str, Future[tuple[list[ScoredMemory], float]]] = {
@@ -116,7 +119,7 @@ class Gatherer:
         self, lists: dict[str, list[ScoredMemory]], named: Collection[str]
     ) -> dict[str, float]:
         prior = self.fusion.participant_prior
-        if prior >= 1.0 or not named:
+        if prior >= 1.0 or len(named) != 1:  # "what did X say": only when one person is named
             return {}
         wanted = {n.casefold() for n in named}
         return {

@@ -35,7 +35,12 @@ class _Section(BaseModel):
 
 
 class LevelConfig(_Section):
-    """What one disclosure level takes from each tier, how it reads, and its token ceiling."""
+    """What one disclosure level takes from each tier, how it reads, and its token ceiling.
+
+    ``min_score`` drops candidates whose confidence is lower. ``cutoff`` is a score-adaptive
+    stop: once ``cutoff_floor`` tokens of candidates are in, candidates whose fused value is
+    below ``cutoff`` x the best one's are left out (0: fill the budget).
+    """
 
     hot_items: int = Field(ge=0)
     warm_items: int = Field(ge=0)
@@ -44,6 +49,8 @@ class LevelConfig(_Section):
     formatter: str
     max_tokens: int = Field(gt=0)
     min_score: float = Field(default=0.0, ge=0.0, le=1.0)
+    cutoff: float = Field(default=0.0, ge=0.0, lt=1.0)
+    cutoff_floor: int = Field(default=0, ge=0)
 
     @field_validator("formatter")
     @classmethod
@@ -126,16 +133,21 @@ class FusionConfig(_Section):
 
     ``weights`` per list: ``hot`` (the working set's matches), ``active`` (the working set's
     recent and important items, taken when the hot matches fall short), ``warm`` (vectors) and
-    ``cold`` (the archive's BM25). ``participant_prior`` < 1 favours memories spoken by a
-    participant the query names (the others' fused values are multiplied by it);
-    ``strip_participants`` removes participants' names from the query the vectors see (names
-    are in every turn of a conversation, so they only blur the match).
+    ``cold`` (the archive's BM25). ``participant_prior`` < 1 favours what a participant said
+    when the query names exactly one (everyone else's fused values are multiplied by it);
+    ``strip_participants`` removes participants' names from the queries the tiers see (a name
+    is in every turn of its speaker, so it only blurs the match; the prior handles "who").
+    ``session_boost`` lifts the sessions that hold the best hits: with the ``session_boost_top``
+    best candidates' fused values summed per session, each memory's value is multiplied by
+    ``1 + session_boost x its session's sum / the largest sum`` (0 turns it off).
     """
 
     rrf_k: int = Field(default=60, ge=0)
     weights: dict[str, float] = Field(default_factory=_default_weights)
     participant_prior: float = Field(default=1.0, gt=0.0, le=1.0)
     strip_participants: bool = False
+    session_boost: float = Field(default=0.0, ge=0.0, le=10.0)
+    session_boost_top: int = Field(default=10, ge=1)
 
     @field_validator("weights")
     @classmethod
