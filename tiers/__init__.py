@@ -1,6 +1,8 @@
 """Where memories live: the Memory record, the Tier protocol, and the hot / warm / cold tiers."""
 
 from tiers.chroma_server import ChromaServer
+from tiers.citations import citation_code
+from tiers.cold import ColdArchive
 from tiers.embedders import (
     QueryEmbeddingCache,
     SentenceTransformerEmbedder,
@@ -16,17 +18,27 @@ from tiers.errors import (
     MemoryNotFoundError,
     MemoryValidationError,
     StorageError,
+    TierClosedError,
     TierUnavailableError,
 )
+from tiers.history import history_line
+from tiers.hot import HotTier
 from tiers.memory import Memory, MemoryKind, ScoredMemory
 from tiers.onnx_embedder import OnnxEmbedder
+from tiers.reports import ForgetReport, IngestReport, StoreStats
+from tiers.store import TieredStore
+from tiers.text import Tokenizer, tokenize
 from tiers.warm import WarmTier
 
 __all__ = [
     "ChromaServer",
+    "ColdArchive",
     "CorruptDataError",
     "DisclosureError",
+    "ForgetReport",
+    "HotTier",
     "IncompatibleDataError",
+    "IngestReport",
     "InvalidInputError",
     "Memory",
     "MemoryKind",
@@ -37,9 +49,16 @@ __all__ = [
     "ScoredMemory",
     "SentenceTransformerEmbedder",
     "StorageError",
+    "StoreStats",
+    "TierClosedError",
     "TierUnavailableError",
+    "TieredStore",
+    "Tokenizer",
     "WarmTier",
     "available_embedders",
+    "citation_code",
     "get_embedder",
+    "history_line",
     "register_embedder",
+    "tokenize",
 ]

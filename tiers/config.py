@@ -5,18 +5,50 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 
 class _Section(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
+class TokenizerConfig(_Section):
+    """One tokenisation for every lexical index (the hot set's BM25 and both cold engines).
+
+    Documents are indexed with every token; ``stopwords`` are dropped from queries only, so
+    changing them never needs a reindex. ``english`` is a built-in list, ``none`` keeps every
+    word, or give your own list.
+    """
+
+    stopwords: Literal["english", "none"] | tuple[str, ...] = "english"
+
+
+class HotWeights(_Section):
+    """How the hot tier blends lexical match, recency and importance (renormalised to sum 1)."""
+
+    lexical: float = Field(default=0.6, ge=0.0)
+    recency: float = Field(default=0.25, ge=0.0)
+    importance: float = Field(default=0.15, ge=0.0)
+
+    @model_validator(mode="after")
+    def _some_weight(self) -> HotWeights:
+        if self.lexical + self.recency + self.importance <= 0:
+            raise ValueError("at least one weight must be positive")
+        return self
+
+
 class HotConfig(_Section):
-    """The in-memory working set (seed 003: 100 events within 24 hours)."""
+    """The in-memory working set (seed 003: 100 events within 24 hours).
+
+    ``clock: latest`` measures ages from the newest memory seen (a replayed or resumed
+    conversation keeps its working set); ``wall`` measures them from the system clock.
+    """
 
     max_items: int = Field(default=100, gt=0)
     max_age_hours: float = Field(default=24.0, gt=0)
+    clock: Literal["latest", "wall"] = "latest"
+    recency_half_life_hours: float = Field(default=6.0, gt=0)
+    weights: HotWeights = HotWeights()
 
 
 class WarmConfig(_Section):
@@ -41,15 +73,49 @@ class WarmConfig(_Section):
 
 
 class ColdConfig(_Section):
-    """The durable archive and its BM25 engine."""
+    """The durable archive and its BM25 engine.
+
+    ``synchronous: full`` fsyncs the write-ahead log at every commit, so an ingest that returned
+    survives a power loss or OS crash too (``normal`` survives a killed process only).
+    ``verify_on_open_max_mb``: archives up to this size run ``PRAGMA quick_check`` when opened
+    (0: never; a damaged file is still reported as soon as SQLite reads a bad page).
+    """
 
     engine: Literal["rank_bm25", "fts5"] = "fts5"
+    synchronous: Literal["full", "normal"] = "full"
+    verify_on_open_max_mb: int = Field(default=256, ge=0)
 
 
 class IngestConfig(_Section):
-    """Write-path limits and retry policy."""
+    """Write-path limits."""
 
     max_content_chars: int = Field(default=100_000, gt=0)
+
+
+class OutboxConfig(_Section):
+    """The persistent queue that feeds the warm index: batching, draining and retries.
+
+    ``drain``: ``inline`` embeds during ``ingest`` (failures stay queued), ``background`` in a
+    worker thread, ``manual`` only on ``flush()``. A failed batch waits
+    ``retry_base_seconds * 2**(attempts - 1)``, at most ``retry_max_seconds``; it is never
+    dropped.
+    """
+
+    drain: Literal["inline", "background", "manual"] = "inline"
+    batch_size: int = Field(default=64, gt=0, le=5000)
+    retry_base_seconds: float = Field(default=1.0, gt=0)
+    retry_max_seconds: float = Field(default=300.0, gt=0)
+
+
+class LifecycleConfig(_Section):
+    """How items move between tiers with use (capacity and age move them down).
+
+    A cold-only memory used ``cold_to_warm_uses`` times is re-embedded into the warm index; a
+    memory used ``warm_to_hot_uses`` times since it last moved joins the hot working set.
+    """
+
+    cold_to_warm_uses: int = Field(default=2, gt=0)
+    warm_to_hot_uses: int = Field(default=2, gt=0)
 
 
 class TiersConfig(_Section):
@@ -57,3 +123,6 @@ class TiersConfig(_Section):
     warm: WarmConfig = WarmConfig()
     cold: ColdConfig = ColdConfig()
     ingest: IngestConfig = IngestConfig()
+    tokenizer: TokenizerConfig = TokenizerConfig()
+    outbox: OutboxConfig = OutboxConfig()
+    lifecycle: LifecycleConfig = LifecycleConfig()

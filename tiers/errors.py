@@ -17,6 +17,7 @@ this library::
     |   +-- IncompatibleDataError          written by an incompatible version of this library
     |   +-- CorruptDataError               a damaged database or index file
     +-- TierUnavailableError (RuntimeError) a tier's backend (embedder, Chroma server) failed
+    |   +-- TierClosedError                a tier or store used after close()
     +-- DatasetError (ValueError)          evaluation data that cannot be read or repaired
 
 Messages say what was wrong, where, and what is valid.
@@ -87,6 +88,10 @@ class CorruptDataError(StorageError):
 
 class TierUnavailableError(DisclosureError, RuntimeError):
     """A tier's backend failed (the embedder, a Chroma server)."""
+
+
+class TierClosedError(TierUnavailableError):
+    """A tier or store used after ``close()``."""
 
 
 class DatasetError(DisclosureError, ValueError):

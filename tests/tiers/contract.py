@@ -8,6 +8,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from tiers.base import Tier
+from tiers.errors import TierUnavailableError
 from tiers.memory import Memory
 
 BASE = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
@@ -97,3 +98,32 @@ class TierContract:
         assert tier.count() == len(TEXTS) - 1
         assert tier.get(["c4"]) == []
         assert all(h.id != "c4" for h in tier.search("invoice totals cent Decimal floats", k=6))
+
+    def test_k_zero_and_blank_queries_find_nothing(self, tier: Tier) -> None:
+        """k <= 0 and a blank query return no hits, without error."""
+        tier.add(corpus())
+        assert tier.search("invoice totals", 0) == []
+        assert tier.search("   ", 3) == []
+
+    def test_a_forgotten_id_can_come_back(self, tier: Tier) -> None:
+        """Adding a forgotten id again stores and finds it again."""
+        tier.add(corpus())
+        tier.forget(["c3"])
+        tier.add([corpus()[3]])
+        assert tier.count() == len(TEXTS)
+        assert [m.id for m in tier.get(["c3"])] == ["c3"]
+        assert tier.search("ReportLab PDF rendering WeasyPrint fonts", k=1)[0].id == "c3"
+
+    def test_any_script_round_trips(self, tier: Tier) -> None:
+        """Content in any script, with emoji and newlines, comes back exactly from get."""
+        text = "Déploiement 🚀 reporté\n数据库迁移完成; 데이터베이스 이전 — done"
+        memory = Memory(id="u1", content=text, timestamp=BASE, metadata={"k": ["ü", 1]})
+        tier.add([memory])
+        assert tier.get(["u1"]) == [memory]
+
+    def test_a_closed_tier_refuses_work(self, tier: Tier) -> None:
+        """After close, search raises TierUnavailableError (closing twice is fine)."""
+        tier.close()
+        tier.close()
+        with pytest.raises(TierUnavailableError):
+            tier.search("billing", k=1)

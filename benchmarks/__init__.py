@@ -1,0 +1,1 @@
+"""Benchmarks (not tests): scripts that print a table and write JSON under results/."""

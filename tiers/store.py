@@ -1,0 +1,502 @@
+"""The tiered store: one write path and one lifecycle over the hot, warm and cold tiers.
+
+Ingest validates every memory, then writes the whole batch to the cold archive in one
+transaction, together with the outbox rows that will carry it to the warm index; that commit
+(fsynced) is the moment a memory is safe. Then the hot working set takes it, and the outbox is
+drained (inline, by a worker thread, or on ``flush``). A failing embedder or Chroma leaves items
+queued, visible in ``pending()``, retried with backoff; nothing is lost. Reopening a data
+directory rebuilds the hot set from the archive's newest memories and re-queues whatever the
+warm index lacks.
+
+The store never returns a warm hit the archive does not back: warm hits are re-read from the
+archive, and dropped if their memory was forgotten or changed since it was embedded.
+
+Data directory layout: ``archive.sqlite3`` (+ ``-wal``/``-shm``), ``warm/`` (Chroma, when the
+store builds the warm tier), ``.lock`` (one store per directory at a time).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Iterator, Mapping, Sequence
+from datetime import datetime
+from pathlib import Path
+from types import TracebackType
+from typing import Any, Literal
+
+from tiers.base import Embedder
+from tiers.cold import ColdArchive, LineCounter, content_sha, to_us
+from tiers.config import TiersConfig
+from tiers.errors import InvalidInputError, MemoryValidationError, TierClosedError
+from tiers.hot import HotTier
+from tiers.lifecycle import DrainWorker, WarmIndex, WarmSync
+from tiers.locking import DirectoryLock
+from tiers.memory import Memory, ScoredMemory
+from tiers.outbox import Outbox, OutboxItem
+from tiers.reports import ForgetReport, IngestReport, StoreStats
+from tiers.schema import WARM_EVICTED, WARM_PENDING
+from tiers.text import Tokenizer
+
+logger = logging.getLogger(__name__)
+
+TierName = Literal["hot", "warm", "cold"]
+_WARM_SEEN = "warm_seen"  # meta key: a warm index has been attached to this archive
+
+
+class TieredStore:
+    """Hot, warm and cold tiers behind one durable write path. Thread-safe; a context manager.
+
+    ``warm``: a ready warm tier (the store takes ownership and closes it), or built from
+    ``config.warm`` in ``data_dir/warm`` when an ``embedder`` is given; with neither the store
+    runs on hot and cold only (deletions still queue, so a later warm index forgets them too).
+    ``line_counter`` counts the tokens of each memory's history line (pass the profile's token
+    counter); ``citation_length`` is the profile's ``citations.length``.
+    """
+
+    def __init__(
+        self,
+        data_dir: Path | str,
+        config: TiersConfig | None = None,
+        *,
+        embedder: Embedder | None = None,
+        warm: WarmIndex | None = None,
+        line_counter: LineCounter | None = None,
+        citation_length: int = 6,
+    ) -> None:
+        self.config = config or TiersConfig()
+        self.data_dir = Path(data_dir)
+        self._lock = DirectoryLock(self.data_dir)
+        self._closed = False
+        self._worker: DrainWorker | None = None
+        self.tokenizer = Tokenizer.from_setting(self.config.tokenizer.stopwords)
+        self.cold: ColdArchive | None = None
+        self.warm: WarmIndex | None = None
+        try:
+            self.cold = ColdArchive(
+                self.data_dir,
+                self.config.cold,
+                tokenizer=self.tokenizer,
+                line_counter=line_counter,
+                citation_length=citation_length,
+            )
+            self.outbox = Outbox(self.cold, self.config.outbox)
+            self.hot = HotTier(self.config.hot, self.tokenizer)
+            self._restore_hot()
+            self.warm = warm if warm is not None else self._build_warm(embedder)
+            self._sync = self._start_sync()
+        except BaseException:
+            self.close()
+            raise
+
+    # -- opening --------------------------------------------------------------------------------
+
+    def _build_warm(self, embedder: Embedder | None) -> WarmIndex | None:
+        if embedder is None:
+            return None
+        from tiers.warm import WarmTier
+
+        path = None if self.config.warm.backend == "server" else self.data_dir / "warm"
+        warm: WarmIndex = WarmTier(
+            path, self.config.warm, embedder, state_dir=self.data_dir / "warm"
+        )
+        return warm
+
+    def _start_sync(self) -> WarmSync | None:
+        if self.warm is None:
+            return None
+        if self._archive.meta(_WARM_SEEN) is None:
+            self._archive.set_meta(_WARM_SEEN, "1")
+        sync = WarmSync(
+            self._archive,
+            self.outbox,
+            self.warm,
+            max_items=self.config.warm.max_items,
+            batch_size=self.config.outbox.batch_size,
+        )
+        sync.reconcile()
+        if self.config.outbox.drain == "background":
+            self._worker = DrainWorker(sync)
+        return sync
+
+    def _restore_hot(self) -> None:
+        recent = self._archive.recent(self.config.hot.max_items)
+        self.hot.admit(list(reversed(recent)))
+
+    # -- writing --------------------------------------------------------------------------------
+
+    def ingest(
+        self, memories: Sequence[Memory | Mapping[str, Any]], *, strict: bool = True
+    ) -> IngestReport:
+        """Store ``memories`` in every tier; return what was added, replaced or left alone.
+
+        Re-ingesting an id with the same content changes nothing; with new content the new
+        version replaces the old one everywhere (and is embedded again). ``strict``: any invalid
+        memory raises :class:`InvalidInputError` and nothing is written; otherwise invalid ones
+        are skipped and reported. Returns once the batch is committed to the archive.
+        """
+        self._check_open()
+        valid, errors = self._validate(memories, strict=strict)
+        added: list[str] = []
+        replaced: list[str] = []
+        changed: list[Memory] = []
+        with self._archive.transaction() as txn:
+            for memory in valid:
+                result = txn.put(memory)
+                if result.status == "unchanged":
+                    continue
+                (added if result.status == "added" else replaced).append(memory.id)
+                changed.append(memory)
+            if self.warm is not None and changed:
+                self.outbox.enqueue_upserts(txn, [(m.id, content_sha(m.content)) for m in changed])
+        self._moved_down(self.hot.admit(_latest_versions(changed)))
+        self._after_write(len(changed))
+        return IngestReport(
+            added=len(added),
+            replaced=len(replaced),
+            unchanged=len(valid) - len(changed),
+            rejected=len(errors),
+            ids=tuple(dict.fromkeys(added + replaced)),
+            errors=tuple(errors),
+        )
+
+    def _validate(
+        self, items: Sequence[Memory | Mapping[str, Any]], *, strict: bool
+    ) -> tuple[list[Memory], list[str]]:
+        if isinstance(items, (Memory, str, bytes, Mapping)):
+            raise InvalidInputError("ingest takes a sequence of memories, not a single one")
+        valid: list[Memory] = []
+        errors: list[str] = []
+        limit = self.config.ingest.max_content_chars
+        for position, item in enumerate(items):
+            try:
+                memory = _as_memory(item, position)
+                if len(memory.content) > limit:
+                    raise InvalidInputError(
+                        f"memory {memory.id!r}: content has {len(memory.content):,} characters; "
+                        f"the limit is {limit:,} (tiers.ingest.max_content_chars)"
+                    )
+            except InvalidInputError as exc:
+                if strict:
+                    raise
+                errors.append(str(exc))
+                continue
+            valid.append(memory)
+        return valid, errors
+
+    def _moved_down(self, evicted: Sequence[Memory]) -> None:
+        """Memories leaving the hot set go back to the warm index if they had left it."""
+        if not evicted or self.warm is None:
+            return
+        ids = [m.id for m in evicted]
+        marks = ",".join("?" * len(ids))
+        rows = self._archive.query(
+            f"SELECT id, content_sha FROM memories WHERE warm = ? AND id IN ({marks})",
+            (WARM_EVICTED, *ids),
+        )
+        if rows:
+            with self._archive.transaction() as txn:
+                self._requeue(txn, [(str(i), str(s)) for i, s in rows])
+
+    def _requeue(self, txn: Any, rows: Sequence[tuple[str, str]]) -> None:
+        txn.conn.executemany(
+            "UPDATE memories SET warm = ?, uses_since_move = 0 WHERE id = ?",
+            [(WARM_PENDING, i) for i, _ in rows],
+        )
+        self.outbox.enqueue_upserts(txn, rows)
+
+    def _after_write(self, queued: int) -> None:
+        """Drain inline what was just queued plus one batch of any backlog (or wake the worker).
+
+        A large backlog (a warm tier attached to a big archive) thus drains a batch per write;
+        ``flush()`` or ``drain: background`` drains it all.
+        """
+        if self._sync is None:
+            return
+        if self._worker is not None:
+            self._worker.notify()
+        elif self.config.outbox.drain == "inline":
+            self._sync.drain(limit=queued + self.config.outbox.batch_size)
+
+    def forget(
+        self, ids: Sequence[str] | None = None, *, session_id: str | None = None
+    ) -> ForgetReport:
+        """Remove memories by id and/or a whole session from every tier; report what went.
+
+        The archive rows, citations and outbox work go in one transaction; the hot set at
+        once; the warm index at once if it answers, else through the outbox (and until then the
+        store drops its hits).
+        """
+        self._check_open()
+        if isinstance(ids, str):
+            raise InvalidInputError("forget takes a sequence of ids, not a single string")
+        with self._archive.transaction() as txn:
+            targets = list(dict.fromkeys([*(ids or []), *self._session_ids(session_id)]))
+            citations = self._archive.citation_of(targets)
+            removed = [m for m in (txn.delete(i) for i in targets) if m is not None]
+            if self.warm is not None or self._archive.meta(_WARM_SEEN) is not None:
+                self.outbox.enqueue_deletes(txn, targets)  # a warm index may hold them
+        self.hot.forget(targets)
+        if self._sync is not None and targets:
+            self._sync.forget_now(targets)
+        gone = tuple(m.id for m in removed)
+        return ForgetReport(
+            ids=gone,
+            citations=tuple(citations[i] for i in gone),
+            sessions=tuple(sorted({m.session_id for m in removed})),
+        )
+
+    def _session_ids(self, session_id: str | None) -> list[str]:
+        return [] if session_id is None else self._archive.ids_in_session(session_id)
+
+    # -- the lifecycle --------------------------------------------------------------------------
+
+    def record_use(self, ids: Sequence[str], *, now: datetime | None = None) -> None:
+        """Count a use of each memory (the controller calls this for disclosed, used items).
+
+        A cold-only memory used ``lifecycle.cold_to_warm_uses`` times is queued for the warm
+        index again; any memory used ``lifecycle.warm_to_hot_uses`` times since it last moved
+        joins the hot set; hot and warm record the use for their own eviction.
+        """
+        self._check_open()
+        distinct = [i for i in dict.fromkeys(ids) if isinstance(i, str)]
+        if not distinct:
+            return
+        moment = now or self.hot.now()
+        to_warm, to_hot = self._count_uses(distinct, moment)
+        self.hot.touch([i for i in distinct if i in self.hot], now=moment)
+        if to_hot:
+            self._moved_down(self.hot.admit(self._archive.get(to_hot), anchor=moment))
+        if self.warm is not None:
+            self._touch_warm(distinct)
+        if to_warm:
+            self._after_write(len(to_warm))
+
+    def _count_uses(self, ids: Sequence[str], moment: datetime) -> tuple[list[str], list[str]]:
+        life = self.config.lifecycle
+        marks = ",".join("?" * len(ids))
+        with self._archive.transaction() as txn:
+            txn.conn.execute(
+                "UPDATE memories SET uses = uses + 1, uses_since_move = uses_since_move + 1, "
+                f"last_used_us = ? WHERE id IN ({marks})",
+                (to_us(moment), *ids),
+            )
+            rows = txn.conn.execute(
+                "SELECT id, warm, uses_since_move, content_sha FROM memories "
+                f"WHERE id IN ({marks})",
+                tuple(ids),
+            ).fetchall()
+            to_warm = [
+                (str(i), str(sha))
+                for i, state, n, sha in rows
+                if state == WARM_EVICTED and n >= life.cold_to_warm_uses and self.warm is not None
+            ]
+            self._requeue(txn, to_warm)
+            moved = {i for i, _ in to_warm}
+            to_hot = [
+                str(i)
+                for i, _, n, _ in rows
+                if n >= life.warm_to_hot_uses and i not in moved and i not in self.hot
+            ]
+            txn.conn.executemany(
+                "UPDATE memories SET uses_since_move = 0 WHERE id = ?", [(i,) for i in to_hot]
+            )
+        return [i for i, _ in to_warm], to_hot
+
+    def _touch_warm(self, ids: Sequence[str]) -> None:
+        assert self.warm is not None
+        try:
+            self.warm.touch(ids)
+        except Exception as exc:  # use counts are advisory: never fail the caller
+            logger.warning("warm tier could not record use: %s", exc)
+
+    # -- the outbox -----------------------------------------------------------------------------
+
+    def pending(self) -> int:
+        """Warm-index work still queued (embeddings and deletions)."""
+        self._check_open()
+        return self.outbox.pending()
+
+    def pending_items(self, limit: int = 100) -> list[OutboxItem]:
+        """The head of the queue, with attempts and last errors."""
+        self._check_open()
+        return self.outbox.items(limit)
+
+    def flush(self, timeout: float = 30.0) -> int:
+        """Drain the outbox now, retrying with backoff until ``timeout``; return what is left.
+
+        The first pass tries every queued item at once, whatever its retry schedule.
+        """
+        self._check_open()
+        if self._sync is None:
+            return self.outbox.pending()
+        deadline = time.monotonic() + max(timeout, 0.0)
+        self._sync.drain(ignore_schedule=True)
+        while (left := self.outbox.pending()) > 0:
+            wait = self.outbox.seconds_until_due() or 0.0
+            if time.monotonic() + wait >= deadline:
+                return left
+            time.sleep(wait)
+            self._sync.drain()
+        return 0
+
+    # -- reading --------------------------------------------------------------------------------
+
+    def search(
+        self, tier: TierName, query: str, k: int, *, now: datetime | None = None
+    ) -> list[ScoredMemory]:
+        """One tier's hits for ``query`` (scores in [0, 1], best first). ``now``: hot only."""
+        self._check_open()
+        if tier == "hot":
+            return self.hot.search(query, k, now=now)
+        if tier == "cold":
+            return self._archive.search(query, k)
+        if tier == "warm":
+            return self._search_warm(query, k)
+        raise InvalidInputError(f"unknown tier {tier!r}; available: hot, warm, cold")
+
+    def _search_warm(self, query: str, k: int) -> list[ScoredMemory]:
+        if self.warm is None:
+            return []
+        hits = self.warm.search(query, k)
+        current = {m.id: m for m in self._archive.get([h.id for h in hits])}
+        kept = [h for h in hits if h.id in current and current[h.id].content == h.memory.content]
+        return [ScoredMemory(current[h.id], h.tier, h.score, rank) for rank, h in enumerate(kept)]
+
+    def active(self, k: int, *, now: datetime | None = None) -> list[ScoredMemory]:
+        """The hot set in "active context" order (recent and important first)."""
+        self._check_open()
+        return self.hot.active(k, now=now)
+
+    def get(self, ids: Sequence[str]) -> list[Memory]:
+        """Archived memories in the order of ``ids``, skipping unknown ones."""
+        self._check_open()
+        return self._archive.get(ids)
+
+    def neighbours(self, memory_id: str, window: int) -> list[Memory]:
+        self._check_open()
+        return self._archive.neighbours(memory_id, window)
+
+    def session(self, memory_id: str) -> str | None:
+        self._check_open()
+        return self._archive.session(memory_id)
+
+    def ids_in_session(self, session_id: str) -> list[str]:
+        self._check_open()
+        return self._archive.ids_in_session(session_id)
+
+    def recent(self, n: int) -> list[Memory]:
+        self._check_open()
+        return self._archive.recent(n)
+
+    def iter_memories(self) -> Iterator[Memory]:
+        self._check_open()
+        return self._archive.iter_memories()
+
+    def citation_of(self, ids: Sequence[str]) -> dict[str, str]:
+        self._check_open()
+        return self._archive.citation_of(ids)
+
+    def resolve_citation(self, code: str) -> str | None:
+        self._check_open()
+        return self._archive.resolve_citation(code)
+
+    def total_line_tokens(self) -> int:
+        self._check_open()
+        return self._archive.total_line_tokens()
+
+    def count(self) -> int:
+        self._check_open()
+        return self._archive.count()
+
+    def stats(self) -> StoreStats:
+        """Counts per tier, queued work, disk use and engine names."""
+        self._check_open()
+        states = dict(self._archive.query("SELECT warm, COUNT(*) FROM memories GROUP BY warm"))
+        return StoreStats(
+            hot=self.hot.count(),
+            warm=None if self.warm is None else self.warm.count(),
+            cold=self._archive.count(),
+            cold_only=int(states.get(WARM_EVICTED, 0)),
+            pending=self.outbox.pending(),
+            disk_bytes=_disk_bytes(self.data_dir),
+            archive_bytes=self._archive.disk_bytes(),
+            cold_engine=self._archive.engine_name,
+            warm_embedder=None if self.warm is None else self.warm.embedder.name,
+            total_line_tokens=self._archive.total_line_tokens(),
+        )
+
+    def check_integrity(self) -> None:
+        """Raise CorruptDataError if the archive or its FTS5 index is damaged."""
+        self._check_open()
+        self._archive.check_integrity()
+
+    # -- closing --------------------------------------------------------------------------------
+
+    def close(self) -> None:
+        """Stop the worker and close every tier (queued work stays in the archive)."""
+        if self._closed:
+            return
+        self._closed = True
+        if self._worker is not None:
+            self._worker.stop()
+        for closer in (self.warm, getattr(self, "hot", None), self.cold):
+            if closer is not None:
+                try:
+                    closer.close()
+                except Exception as exc:  # close everything we can
+                    logger.warning("closing %s failed: %s", type(closer).__name__, exc)
+        self._lock.release()
+
+    def __enter__(self) -> TieredStore:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    @property
+    def _archive(self) -> ColdArchive:
+        if self.cold is None:
+            raise TierClosedError(f"{self.data_dir}: the store is closed")
+        return self.cold
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise TierClosedError(f"{self.data_dir}: the store is closed")
+
+
+def _as_memory(item: Memory | Mapping[str, Any], position: int) -> Memory:
+    if isinstance(item, Memory):
+        return item
+    if isinstance(item, Mapping):
+        try:
+            return Memory(**item)
+        except MemoryValidationError as exc:
+            raise MemoryValidationError(f"item {position}: {exc}", exc.errors) from None
+    raise InvalidInputError(
+        f"item {position}: expected a Memory or a mapping of its fields, not {type(item).__name__}"
+    )
+
+
+def _latest_versions(memories: Sequence[Memory]) -> list[Memory]:
+    """The last version of each id, in first-seen order (a batch may repeat an id)."""
+    latest: dict[str, Memory] = {}
+    for memory in memories:
+        latest[memory.id] = memory
+    return list(latest.values())
+
+
+def _disk_bytes(root: Path) -> int:
+    total = 0
+    for path in root.rglob("*"):
+        try:
+            if path.is_file():
+                total += path.stat().st_size
+        except OSError:  # a file removed while we walked
+            continue
+    return total
