@@ -3,6 +3,9 @@
 The public surface; everything else lives in modules and may change.
 """
 
+from typing import TYPE_CHECKING as _TYPE_CHECKING
+from typing import Any as _Any
+
 from analyzers import DisclosureLevel, QueryAnalysis, TemporalReference
 from disclosure._version import __version__
 from disclosure.errors import (
@@ -26,10 +29,25 @@ from formatters.base import Layer
 from formatters.tokens import TokenCounter, get_token_counter
 from tiers.memory import Memory, MemoryKind, ScoredMemory
 
+if _TYPE_CHECKING:
+    from disclosure.controller import DisclosureController
+
+
+def __getattr__(name: str) -> _Any:
+    # The controller pulls in the tiers' engines; load it on first use so `import disclosure`
+    # (and the CLI's --help) stays quick.
+    if name == "DisclosureController":
+        from disclosure.controller import DisclosureController
+
+        return DisclosureController
+    raise AttributeError(f"module 'disclosure' has no attribute {name!r}")
+
+
 __all__ = [
     "CorruptDataError",
     "DatasetError",
     "DisclosedItem",
+    "DisclosureController",
     "DisclosureError",
     "DisclosureLevel",
     "DisclosureResult",

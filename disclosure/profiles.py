@@ -35,7 +35,12 @@ class _Section(BaseModel):
 
 
 class LevelConfig(_Section):
-    """What one disclosure level takes from each tier, how it reads, and its token ceiling."""
+    """What one disclosure level takes from each tier, how it reads, and its token ceiling.
+
+    ``min_score`` drops candidates whose confidence is lower. ``cutoff`` is a score-adaptive
+    stop: once ``cutoff_floor`` tokens of candidates are in, candidates whose fused value is
+    below ``cutoff`` x the best one's are left out (0: fill the budget).
+    """
 
     hot_items: int = Field(ge=0)
     warm_items: int = Field(ge=0)
@@ -44,6 +49,8 @@ class LevelConfig(_Section):
     formatter: str
     max_tokens: int = Field(gt=0)
     min_score: float = Field(default=0.0, ge=0.0, le=1.0)
+    cutoff: float = Field(default=0.0, ge=0.0, lt=1.0)
+    cutoff_floor: int = Field(default=0, ge=0)
 
     @field_validator("formatter")
     @classmethod
@@ -117,6 +124,49 @@ class ExpansionConfig(_Section):
     timeline_window: int = Field(default=3, ge=0)
 
 
+def _default_weights() -> dict[str, float]:
+    return {"hot": 1.0, "active": 0.5, "warm": 1.0, "cold": 1.0}
+
+
+class FusionConfig(_Section):
+    """How the tiers' lists become one ranking (reciprocal rank fusion, ``disclosure.fusion``).
+
+    ``weights`` per list: ``hot`` (the working set's matches), ``active`` (the working set's
+    recent and important items, taken when the hot matches fall short), ``warm`` (vectors) and
+    ``cold`` (the archive's BM25). ``participant_prior`` < 1 favours what a participant said
+    when the query names exactly one (everyone else's fused values are multiplied by it);
+    ``strip_participants`` removes participants' names from the queries the tiers see (a name
+    is in every turn of its speaker, so it only blurs the match; the prior handles "who").
+    ``session_boost`` lifts the sessions that hold the best hits: with the ``session_boost_top``
+    best candidates' fused values summed per session, each memory's value is multiplied by
+    ``1 + session_boost x its session's sum / the largest sum`` (0 turns it off).
+    """
+
+    rrf_k: int = Field(default=60, ge=0)
+    weights: dict[str, float] = Field(default_factory=_default_weights)
+    participant_prior: float = Field(default=1.0, gt=0.0, le=1.0)
+    strip_participants: bool = False
+    session_boost: float = Field(default=0.0, ge=0.0, le=10.0)
+    session_boost_top: int = Field(default=10, ge=1)
+
+    @field_validator("weights")
+    @classmethod
+    def _known_lists(cls, value: dict[str, float]) -> dict[str, float]:
+        unknown = sorted(set(value) - set(_default_weights()))
+        if unknown:
+            raise ValueError(f"unknown list {unknown[0]!r}; valid: active, cold, hot, warm")
+        if any(weight < 0 for weight in value.values()):
+            raise ValueError("weights must not be negative")
+        return {**_default_weights(), **value}
+
+
+class FeedbackConfig(_Section):
+    """When a reply counts as having used a disclosed item (``disclosure.feedback``)."""
+
+    min_overlap: float = Field(default=0.3, gt=0.0, le=1.0)
+    min_shared_words: int = Field(default=3, ge=1)
+
+
 class LayerCacheConfig(_Section):
     ttl_seconds: float = Field(gt=0)
     max_items: int = Field(gt=0)
@@ -140,6 +190,8 @@ class Profile(_Section):
     levels: dict[DisclosureLevel, LevelConfig] = Field(default_factory=_seed_levels)
     budget: BudgetConfig = BudgetConfig()
     expansion: ExpansionConfig = ExpansionConfig()
+    fusion: FusionConfig = FusionConfig()
+    feedback: FeedbackConfig = FeedbackConfig()
     caches: CacheConfig = CacheConfig()
     citations: CitationConfig = CitationConfig()
     formatting: FormattingConfig = FormattingConfig()

@@ -41,6 +41,7 @@ class DisclosureResult(BaseModel):
     tokens_exact: bool = True
     budget_reason: str = ""
     profile: str = ""
+    omitted: tuple[str, ...] = ()  # candidates left out for lack of budget, best first
 
     @property
     def savings(self) -> float:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from tiers.history import history_line
 from tiers.memory import Memory
 
 
@@ -15,6 +16,5 @@ def render_full_history(memories: Iterable[Memory]) -> str:
         if memory.session_id != session:
             session = memory.session_id
             lines.append(f"## Session {session} ({memory.timestamp:%Y-%m-%d %H:%M})")
-        who = memory.speaker or memory.kind.value
-        lines.append(f"{who}: {memory.content}")
+        lines.append(history_line(memory))
     return "\n".join(lines)

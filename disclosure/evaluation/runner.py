@@ -17,7 +17,6 @@ Hooks for the evaluations that need more than one pass:
 
 from __future__ import annotations
 
-import importlib
 import logging
 import re
 import tempfile
@@ -117,18 +116,10 @@ class RunResult:
 
 
 def controller_class() -> Any:
-    """``DisclosureController``, or an error saying that this build does not have it yet."""
-    package = importlib.import_module("disclosure")
-    found = getattr(package, "DisclosureController", None)
-    if found is None:
-        try:
-            found = importlib.import_module("disclosure.controller").DisclosureController
-        except (ImportError, AttributeError):
-            raise ExperimentError(
-                "evaluating a profile needs DisclosureController, which this build does not have "
-                "yet; evaluate the baselines only (--baselines-only)"
-            ) from None
-    return found
+    """``DisclosureController`` (imported on first use: it loads the tiers' engines)."""
+    from disclosure.controller import DisclosureController
+
+    return DisclosureController
 
 
 def profile_system(spec: ProfileSpec) -> System:

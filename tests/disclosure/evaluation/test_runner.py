@@ -121,14 +121,11 @@ def test_profiles_get_a_fresh_data_directory_per_conversation_and_feedback(
     assert seen == [q.id for q in dataset.questions]
 
 
-def test_profiles_need_the_controller_or_say_so() -> None:
-    """Without DisclosureController, a profile system is refused with a way forward."""
-    if getattr(disclosure, "DisclosureController", None) is not None:
-        system = profile_system(ProfileSpec(profile="default"))
-        assert system.kind == "profile" and controller_class() is disclosure.DisclosureController
-        return
-    with pytest.raises(ExperimentError, match="--baselines-only"):
-        profile_system(ProfileSpec(profile="default"))
+def test_profiles_run_on_the_disclosure_controller() -> None:
+    """A profile system is driven by disclosure.DisclosureController."""
+    system = profile_system(ProfileSpec(profile="default"))
+    assert system.kind == "profile"
+    assert controller_class() is disclosure.DisclosureController
 
 
 class Overspender(BM25):

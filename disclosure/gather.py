@@ -1,0 +1,160 @@
+"""Gathering: search the tiers a level enables, concurrently, and fuse what they find.
+
+Per level (the profile's ``levels``): ``hot_items`` matches from the working set (topped up with
+its "active context", recent and important items, when the query matches fewer), ``warm_items``
+nearest vectors, and ``cold_items`` BM25 hits from the archive when ``cold_search`` is on. The
+lists are fused (``disclosure.fusion``) and the fused order is cached (layer 1) under the
+corpus's generation, so a repeated query skips the searches and the query embedding; any write
+makes the entry unreachable.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Callable, Collection, Sequence
+from concurrent.futures import Executor, Future
+from datetime import datetime
+
+from analyzers import DisclosureLevel, QueryAnalysis
+from disclosure.cache import DisclosureCaches
+from disclosure.fusion import Candidate, fuse
+from disclosure.profiles import FusionConfig, LevelConfig
+from tiers import Memory, TieredStore
+from tiers.memory import ScoredMemory
+
+Search = Callable[[], list[ScoredMemory]]
+
+
+class Gatherer:
+    """Concurrent tier searches, fusion, and the layer-1 and layer-2 caches."""
+
+    def __init__(
+        self, store: TieredStore, fusion: FusionConfig, caches: DisclosureCaches, pool: Executor
+    ) -> None:
+        self.store = store
+        self.fusion = fusion
+        self.caches = caches
+        self.pool = pool
+
+    def gather(
+        self,
+        query: str,
+        analysis: QueryAnalysis,
+        level: DisclosureLevel,
+        config: LevelConfig,
+        *,
+        now: datetime,
+        named: Collection[str],
+        timings: dict[str, float],
+    ) -> list[Candidate]:
+        """Fused candidates for ``query`` at ``level``, best first. ``named``: participants
+        the query names (their memories keep their weight; others take the prior)."""
+        started = time.perf_counter()
+        shape = (config.hot_items, config.warm_items, config.cold_search, config.cold_items)
+        key = self.caches.key(
+            "index", level.value, query, shape, f"{now:%Y%m%d%H%M}", sorted(named)
+        )
+        cached = self.caches.get("index", key)
+        if cached is not None:
+            candidates = self._revive(cached)
+        else:
+            lists = self._search(query, config, now, named, timings)
+            candidates = fuse(
+                lists,
+                weights=self.fusion.weights,
+                k=self.fusion.rrf_k,
+                priors=self._priors(lists, named),
+                session_boost=self.fusion.session_boost,
+                session_boost_top=self.fusion.session_boost_top,
+            )
+            self.caches.set("index", key, [_freeze(c) for c in candidates])
+        timings["gather"] = round((time.perf_counter() - started) * 1000, 3)
+        return candidates
+
+    def neighbours(self, memory: Memory, window: int) -> list[Memory]:
+        """The memories around ``memory`` in its session (itself excluded), via layer 2."""
+        key = self.caches.key("timeline", memory.id, window, session=memory.session_id)
+        ids = self.caches.get("timeline", key)
+        if ids is None:
+            around = self.store.neighbours(memory.id, window)
+            ids = [m.id for m in around if m.id != memory.id]
+            self.caches.set("timeline", key, ids)
+            return [m for m in around if m.id != memory.id]
+        return self.store.get(ids)
+
+    def _search(
+        self,
+        query: str,
+        config: LevelConfig,
+        now: datetime,
+        named: Collection[str],
+        timings: dict[str, float],
+    ) -> dict[str, list[ScoredMemory]]:
+        if self.fusion.strip_participants:
+            query = strip_names(query, named)
+        jobs: dict[str, Search] = {}
+        if config.hot_items:
+            jobs["hot"] = lambda: self.store.search("hot", query, config.hot_items, now=now)
+        if config.warm_items:
+            jobs["warm"] = lambda: self.store.search("warm", query, config.warm_items)
+        if config.cold_search and config.cold_items:
+            jobs["cold"] = lambda: self.store.search("cold", query, config.cold_items)
+        futures: dict[str, Future[tuple[list[ScoredMemory], float]]] = {
+            name: self.pool.submit(_timed, job) for name, job in jobs.items()
+        }
+        lists: dict[str, list[ScoredMemory]] = {}
+        for name, future in futures.items():
+            lists[name], timings[f"search_{name}"] = future.result()
+        hot = lists.get("hot", [])
+        if config.hot_items and len(hot) < config.hot_items:
+            taken = {h.id for h in hot}
+            active = self.store.active(config.hot_items, now=now)
+            lists["active"] = [h for h in active if h.id not in taken][
+                : config.hot_items - len(hot)
+            ]
+        return lists
+
+    def _priors(
+        self, lists: dict[str, list[ScoredMemory]], named: Collection[str]
+    ) -> dict[str, float]:
+        prior = self.fusion.participant_prior
+        if prior >= 1.0 or len(named) != 1:  # "what did X say": only when one person is named
+            return {}
+        wanted = {n.casefold() for n in named}
+        return {
+            hit.id: prior
+            for hits in lists.values()
+            for hit in hits
+            if (hit.memory.speaker or "").casefold() not in wanted
+        }
+
+    def _revive(
+        self, frozen: Sequence[tuple[str, float, float, str, tuple[str, ...]]]
+    ) -> list[Candidate]:
+        memories = {m.id: m for m in self.store.get([row[0] for row in frozen])}
+        return [
+            Candidate(memories[i], score, fused, tier, tuple(tiers))
+            for i, score, fused, tier, tiers in frozen
+            if i in memories
+        ]
+
+
+def strip_names(query: str, names: Collection[str]) -> str:
+    """``query`` without the given names (whole words, any case, possessives included)."""
+    if not names:
+        return query
+    pattern = "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True))
+    stripped = re.sub(rf"\b(?:{pattern})(?:'s|\u2019s)?\b", " ", query, flags=re.IGNORECASE)
+    stripped = re.sub(r"\s+", " ", stripped).strip()
+    return stripped or query
+
+
+def _freeze(c: Candidate) -> tuple[str, float, float, str, tuple[str, ...]]:
+    return (c.id, c.score, c.fused, c.tier, c.tiers)
+
+
+def _timed(job: Search) -> tuple[list[ScoredMemory], float]:
+    started = time.perf_counter()
+    hits = job()
+    return hits, round((time.perf_counter() - started) * 1000, 3)

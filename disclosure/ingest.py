@@ -1,0 +1,88 @@
+"""What ingest does before the store sees a memory: privacy, then enrichment.
+
+- ``<private>...</private>`` spans are removed from the content and the summary (and from string
+  values in metadata); a memory left with no content is not stored at all.
+- A memory without a summary or entities gets them from ``analyzers.enrich_many``: its entities,
+  and a one-line extractive summary (<= 100 characters) for the index layer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from analyzers import AnalyzerConfig, enrich_many
+from formatters.safety import strip_private
+from tiers import Memory
+from tiers.errors import InvalidInputError
+
+
+def prepare(
+    memories: Iterable[Memory | Mapping[str, Any]], config: AnalyzerConfig
+) -> tuple[list[Memory], int]:
+    """The memories to store, and how many were dropped as entirely private."""
+    public: list[Memory] = []
+    private = 0
+    for raw in memories:
+        memory = _as_memory(raw)
+        cleaned = _without_private(memory)
+        if cleaned is None:
+            private += 1
+        else:
+            public.append(cleaned)
+    return _enriched(public, config), private
+
+
+def _as_memory(raw: Memory | Mapping[str, Any]) -> Memory:
+    if isinstance(raw, Memory):
+        return raw
+    if isinstance(raw, Mapping):
+        return Memory(**raw)
+    raise InvalidInputError(f"ingest takes Memory objects or mappings, not {type(raw).__name__}")
+
+
+def _without_private(memory: Memory) -> Memory | None:
+    content = strip_private(memory.content)
+    if not content.strip():
+        return None
+    summary = strip_private(memory.summary) if memory.summary else memory.summary
+    metadata = _scrub(memory.metadata)
+    if (content, summary, metadata) == (memory.content, memory.summary, memory.metadata):
+        return memory
+    return memory.replace(content=content, summary=summary or None, metadata=metadata)
+
+
+def _scrub(value: Any) -> Any:
+    if isinstance(value, str):
+        return strip_private(value)
+    if isinstance(value, dict):
+        return {k: _scrub(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_scrub(v) for v in value]
+    return value
+
+
+def _enriched(memories: list[Memory], config: AnalyzerConfig) -> list[Memory]:
+    needy = [m for m in memories if m.summary is None or not m.entities]
+    if not needy:
+        return memories
+    found = dict(
+        zip(
+            (m.id for m in needy),
+            enrich_many([m.content for m in needy], config=config),
+            strict=True,
+        )
+    )
+    out = []
+    for memory in memories:
+        extra = found.get(memory.id)
+        if extra is None:
+            out.append(memory)
+            continue
+        out.append(
+            memory.replace(
+                summary=memory.summary or extra.summary or None,
+                entities=memory.entities or extra.entities,
+            )
+        )
+    return out
