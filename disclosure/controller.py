@@ -391,22 +391,26 @@ class DisclosureController:
         layers: Mapping[str, Layer],
         config: LevelConfig,
     ) -> list[RenderItem]:
-        """Priority order: named memories first, then expanded ones, then the rest by rank."""
+        """Priority order: named memories first, then the expanded ones in the order the
+        expansion chose them, then the rest by rank."""
         window = self.profile.expansion.timeline_window
         named = [self._item(m, 1.0, "cold", Layer.DETAIL, window=min(window, 1)) for m in explicit]
         seen = {m.id for m in explicit}
         found = {c.id: c for c in candidates}
-        missing = [i for i in layers if i not in found and i not in seen]
-        requested = self.store.get(missing)
-        expanded = [self._item(m, 1.0, "cold", layers[m.id], window=window) for m in requested]
-        seen.update(m.id for m in requested)
-        ordered = sorted(
-            (c for c in candidates if c.id not in seen),
-            key=lambda c: layers.get(c.id, Layer.INDEX) == Layer.INDEX,  # stable: rank kept
-        )
+        chosen = [i for i in layers if i not in seen]
+        fetched = {m.id: m for m in self.store.get([i for i in chosen if i not in found])}
+        expanded = []
+        for memory_id in chosen:
+            hit = found.get(memory_id)
+            memory = hit.memory if hit else fetched.get(memory_id)
+            if memory is not None:
+                score, tier = (hit.score, hit.tier) if hit else (1.0, "cold")
+                expanded.append(self._item(memory, score, tier, layers[memory_id], window=window))
+                seen.add(memory_id)
         rest = [
-            self._item(c.memory, c.score, c.tier, layers.get(c.id, Layer.INDEX), window=window)
-            for c in ordered
+            self._item(c.memory, c.score, c.tier, Layer.INDEX, window=window)
+            for c in candidates
+            if c.id not in seen
         ]
         return [*named, *expanded, *rest]
 

@@ -31,7 +31,7 @@ from tiers.history import history_line
 from tiers.lexical import Change, LexicalEngine, make_engine
 from tiers.memory import Memory, ScoredMemory
 from tiers.schema import ARCHIVE_FILE, connect, quick_check, translate_errors
-from tiers.text import Tokenizer, tokenize
+from tiers.text import Tokenizer
 
 logger = logging.getLogger(__name__)
 
@@ -87,8 +87,8 @@ class ArchiveTxn:
             "warm = 0, body = ? WHERE seq = ?",
             (memory.session_id, to_us(memory.timestamp), sha, lines, memory.to_json(), seq),
         )
-        self.changes.append((False, seq, tokenize(previous.content)))
-        self.changes.append((True, seq, tokenize(memory.content)))
+        self.changes.append((False, seq, self.archive.tokenizer.document(previous.content)))
+        self.changes.append((True, seq, self.archive.tokenizer.document(memory.content)))
         self.line_delta += (lines or 0) - (old_lines or 0)
         return PutResult("replaced", previous)
 
@@ -108,7 +108,9 @@ class ArchiveTxn:
             ),
         )
         assert cursor.lastrowid is not None
-        self.changes.append((True, cursor.lastrowid, tokenize(memory.content)))
+        self.changes.append(
+            (True, cursor.lastrowid, self.archive.tokenizer.document(memory.content))
+        )
         self.count_delta += 1
         self.line_delta += lines or 0
 
@@ -126,7 +128,7 @@ class ArchiveTxn:
         seq, body, lines = row
         memory = Memory.from_json(body)
         self.conn.execute("DELETE FROM memories WHERE seq = ?", (seq,))
-        self.changes.append((False, seq, tokenize(memory.content)))
+        self.changes.append((False, seq, self.archive.tokenizer.document(memory.content)))
         self.count_delta -= 1
         self.line_delta -= lines or 0
         return memory
@@ -158,7 +160,7 @@ class ColdArchive:
                 f"citation_length must lie in 1..{MAX_CODE_LENGTH}, not {citation_length}"
             )
         self.citation_length = citation_length
-        self._tokenizer = tokenizer or Tokenizer()
+        self.tokenizer = tokenizer or Tokenizer()
         self._line_counter = line_counter
         self._dir = Path(data_dir)
         try:
@@ -173,7 +175,7 @@ class ColdArchive:
             verify_max_mb=self.config.verify_on_open_max_mb,
         )
         try:
-            self._engine: LexicalEngine = make_engine(self.config)
+            self._engine: LexicalEngine = make_engine(self.config, self.tokenizer)
             with translate_errors(self.path):
                 self._engine.prepare(self._conn)
                 self._count = self._meta_int("count")
@@ -233,7 +235,7 @@ class ColdArchive:
     # -- reading --------------------------------------------------------------------------------
 
     def search(self, query: str, k: int) -> list[ScoredMemory]:
-        terms = self._tokenizer.query(query)
+        terms = self.tokenizer.query(query)
         if not terms or k <= 0:
             return []
         with self._lock:

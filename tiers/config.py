@@ -17,10 +17,13 @@ class TokenizerConfig(_Section):
 
     Documents are indexed with every token; ``stopwords`` are dropped from queries only, so
     changing them never needs a reindex. ``english`` is a built-in list, ``none`` keeps every
-    word, or give your own list.
+    word, or give your own list. ``stem: porter`` reduces words to their Porter stems in
+    documents and queries alike ("painted" meets "paintings"); changing it rebuilds the FTS5
+    index when the archive next opens.
     """
 
     stopwords: Literal["english", "none"] | tuple[str, ...] = "english"
+    stem: Literal["porter", "none"] = "porter"
 
 
 class HotWeights(_Section):

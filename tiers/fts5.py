@@ -28,7 +28,7 @@ from collections.abc import Sequence
 
 from tiers.bm25 import K1, B, idf, idf_mass
 from tiers.lexical import FTS_META_KEY, Change, contents
-from tiers.text import TOKENIZER_VERSION, tokenize
+from tiers.text import Tokenizer
 
 logger = logging.getLogger(__name__)
 
@@ -43,7 +43,8 @@ _SEARCH = (
 class Fts5Engine:
     name = "fts5"
 
-    def __init__(self, *, budget: int = 30_000, rescore: int = 400) -> None:
+    def __init__(self, tokenizer: Tokenizer, *, budget: int = 30_000, rescore: int = 400) -> None:
+        self._tokenizer = tokenizer
         self.budget = budget
         self.rescore = rescore
         self._tokens = 0  # tokens indexed, for the average document length
@@ -56,24 +57,24 @@ class Fts5Engine:
                 "SELECT key, value FROM meta WHERE key IN (?, ?)", (FTS_META_KEY, _TOKENS_KEY)
             ).fetchall()
         )
-        if meta.get(FTS_META_KEY) == str(TOKENIZER_VERSION) and _TOKENS_KEY in meta:
+        fingerprint = self._tokenizer.fingerprint
+        if meta.get(FTS_META_KEY) == fingerprint and _TOKENS_KEY in meta:
             self._tokens = int(meta[_TOKENS_KEY])
             return
-        logger.info("building the FTS5 index of the archive (tokenizer %s)", TOKENIZER_VERSION)
+        logger.info("building the FTS5 index of the archive (tokenizer %s)", fingerprint)
         conn.execute("BEGIN IMMEDIATE")
         try:
             self._tokens = self._rebuild(conn)
             conn.executemany(
                 "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
-                [(FTS_META_KEY, str(TOKENIZER_VERSION)), (_TOKENS_KEY, str(self._tokens))],
+                [(FTS_META_KEY, fingerprint), (_TOKENS_KEY, str(self._tokens))],
             )
             conn.execute("COMMIT")
         except BaseException:
             conn.execute("ROLLBACK")
             raise
 
-    @staticmethod
-    def _rebuild(conn: sqlite3.Connection) -> int:
+    def _rebuild(self, conn: sqlite3.Connection) -> int:
         conn.execute("DROP TABLE IF EXISTS memories_vocab")
         conn.execute("DROP TABLE IF EXISTS memories_fts")
         conn.execute(
@@ -82,7 +83,7 @@ class Fts5Engine:
         conn.execute("CREATE VIRTUAL TABLE memories_vocab USING fts5vocab(memories_fts, row)")
         total = 0
         for seq, text in contents(conn).fetchall():
-            tokens = tokenize(text)
+            tokens = self._tokenizer.document(text)
             total += len(tokens)
             conn.execute(
                 "INSERT INTO memories_fts (rowid, tokens) VALUES (?, ?)", (seq, " ".join(tokens))
@@ -167,7 +168,7 @@ class Fts5Engine:
                 break
             texts = _contents_of(conn, [seq for seq, _ in chunk])
             for seq, core_score in chunk:
-                tokens = tokenize(texts[seq])
+                tokens = self._tokenizer.document(texts[seq])
                 scored.append((seq, core_score + _bm25(tokens, weights, avgdl)))
         scored.sort(key=lambda pair: (-pair[1], pair[0]))
         return scored

@@ -20,7 +20,7 @@ from typing import Protocol
 
 from tiers.bm25 import Bm25Index
 from tiers.config import ColdConfig
-from tiers.text import tokenize
+from tiers.text import Tokenizer
 
 logger = logging.getLogger(__name__)
 
@@ -54,12 +54,12 @@ class LexicalEngine(Protocol):
         ...
 
 
-def make_engine(config: ColdConfig) -> LexicalEngine:
+def make_engine(config: ColdConfig, tokenizer: Tokenizer) -> LexicalEngine:
     if config.engine == "fts5":
         from tiers.fts5 import Fts5Engine
 
-        return Fts5Engine(budget=config.fts5_budget, rescore=config.fts5_rescore)
-    return RankBm25Engine()
+        return Fts5Engine(tokenizer, budget=config.fts5_budget, rescore=config.fts5_rescore)
+    return RankBm25Engine(tokenizer)
 
 
 def contents(conn: sqlite3.Connection) -> sqlite3.Cursor:
@@ -70,7 +70,8 @@ def contents(conn: sqlite3.Connection) -> sqlite3.Cursor:
 class RankBm25Engine:
     name = "rank_bm25"
 
-    def __init__(self) -> None:
+    def __init__(self, tokenizer: Tokenizer) -> None:
+        self._tokenizer = tokenizer
         self._index: Bm25Index[int] | None = None
 
     def prepare(self, conn: sqlite3.Connection) -> None:
@@ -106,7 +107,7 @@ class RankBm25Engine:
         if self._index is None:
             index: Bm25Index[int] = Bm25Index()
             for seq, text in contents(conn):
-                index.add(int(seq), tokenize(text))
+                index.add(int(seq), self._tokenizer.document(text))
             self._index = index
             logger.info("rank_bm25: loaded %d memories from the archive", len(index))
         return self._index

@@ -69,7 +69,9 @@ class TieredStore:
         self._lock = DirectoryLock(self.data_dir)
         self._closed = False
         self._worker: DrainWorker | None = None
-        self.tokenizer = Tokenizer.from_setting(self.config.tokenizer.stopwords)
+        self.tokenizer = Tokenizer.from_setting(
+            self.config.tokenizer.stopwords, self.config.tokenizer.stem
+        )
         self.cold: ColdArchive | None = None
         self.warm: WarmIndex | None = None
         try:

@@ -292,3 +292,22 @@ def test_non_latin_text_is_searchable_in_both_engines(tmp_path: Path, engine: st
     assert archive.search("데이터베이스", 1)[0].id == "ko"
     assert archive.search("数据库迁移", 1)[0].id == "zh"
     archive.close()
+
+
+def test_changing_the_stemming_rebuilds_the_fts5_index(tmp_path: Path) -> None:
+    """An archive indexed without stemming is re-indexed when reopened with it, and back."""
+    from tiers.config import ColdConfig
+    from tiers.text import Tokenizer
+
+    memory = Memory(id="p1", content="Melanie painted a lake sunrise", session_id="s")
+    plain = ColdArchive(tmp_path, ColdConfig(engine="fts5"), tokenizer=Tokenizer(stem="none"))
+    with plain.transaction() as txn:
+        txn.put(memory)
+    assert plain.search("paintings", 3) == []
+    plain.close()
+    stemmed = ColdArchive(tmp_path, ColdConfig(engine="fts5"), tokenizer=Tokenizer())
+    assert [h.id for h in stemmed.search("paintings", 3)] == ["p1"]
+    stemmed.close()
+    again = ColdArchive(tmp_path, ColdConfig(engine="fts5"), tokenizer=Tokenizer(stem="none"))
+    assert again.search("paintings", 3) == []
+    again.close()
