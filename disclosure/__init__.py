@@ -20,6 +20,7 @@ from disclosure.errors import (
     ProfileError,
     RegistryError,
     StorageError,
+    TierClosedError,
     TierUnavailableError,
     TokenizerError,
 )
@@ -66,6 +67,7 @@ __all__ = [
     "ScoredMemory",
     "StorageError",
     "TemporalReference",
+    "TierClosedError",
     "TierUnavailableError",
     "TokenCounter",
     "TokenizerError",

@@ -184,6 +184,7 @@ class DisclosureController:
         )
         clock = _lap(timings, "analyze", clock)
         explicit = self._resolve_references(analysis.explicit_ids)
+        warnings: list[str] = []
         hits = self.gatherer.gather(
             query,
             analysis,
@@ -192,6 +193,7 @@ class DisclosureController:
             now=when,
             named=self.participants.named_in(query),
             timings=timings,
+            warnings=warnings,
         )
         candidates = self._shortlist(hits, config, decision.tokens)
         clock = time.perf_counter()
@@ -202,7 +204,7 @@ class DisclosureController:
             explicit=[m.id for m in explicit],
             requested=self._requested(analysis, turns),
         )
-        items = self._render_items(explicit, candidates, expansion.layers, config)
+        items = self._render_items(explicit, candidates, expansion.layers)
         clock = _lap(timings, "expand", clock)
         rendered = self._render(
             items,
@@ -225,7 +227,7 @@ class DisclosureController:
         with self._lock:
             self._last_ids = tuple(i.id for i in result.items)
             self._last_analysis = analysis
-        return result.model_copy(update={"timings_ms": timings})
+        return result.model_copy(update={"timings_ms": timings, "warnings": tuple(warnings)})
 
     async def adisclose(
         self,
@@ -389,7 +391,6 @@ class DisclosureController:
         explicit: Sequence[Memory],
         candidates: Sequence[Candidate],
         layers: Mapping[str, Layer],
-        config: LevelConfig,
     ) -> list[RenderItem]:
         """Priority order: named memories first, then the expanded ones in the order the
         expansion chose them, then the rest by rank."""

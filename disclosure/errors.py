@@ -16,6 +16,7 @@ from tiers.errors import (
     ProfileError,
     RegistryError,
     StorageError,
+    TierClosedError,
     TierUnavailableError,
     TokenizerError,
 )
@@ -32,6 +33,7 @@ __all__ = [
     "ProfileError",
     "RegistryError",
     "StorageError",
+    "TierClosedError",
     "TierUnavailableError",
     "TokenizerError",
 ]

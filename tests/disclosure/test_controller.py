@@ -309,3 +309,27 @@ def test_no_query_or_budget_makes_the_context_exceed_its_budget(
     """Whatever the query, level and budget: tokens_used == count(text) <= budget."""
     result = controller.disclose(query, now=NOW, level=level, budget=budget)
     assert COUNT(result.text) == result.tokens_used <= budget
+
+
+def test_a_failing_warm_tier_degrades_to_the_archive_and_says_so(
+    controller: DisclosureController, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """When Chroma or the embedder fails, disclose answers from cold, warns, and caches nothing."""
+    from tiers.errors import TierUnavailableError
+
+    warm = controller.store.warm
+    assert warm is not None
+
+    def broken(query: str, k: int) -> list[object]:
+        raise TierUnavailableError("chroma is down (simulated)")
+
+    monkeypatch.setattr(warm, "search", broken)
+    query = "Why did the invoice totals drift by a cent?"
+    degraded = controller.disclose(query, now=NOW, level="standard")
+    assert degraded.warnings and "warm tier unavailable" in degraded.warnings[0]
+    assert "search_cold" in degraded.timings_ms
+    assert "one-cent drift" in degraded.text or "Decimal" in degraded.text
+    monkeypatch.undo()
+    healthy = controller.disclose(query, now=NOW, level="standard")
+    assert healthy.warnings == ()
+    assert "search_warm" in healthy.timings_ms  # not served from a degraded cache entry
