@@ -58,9 +58,32 @@ class PutResult:
     previous: Memory | None = None
 
 
+# The memory just before / after a given one in its session, in (timestamp, insertion) order.
+_PREDECESSOR = (
+    "SELECT p.body FROM memories AS m JOIN memories AS p ON p.session_id = m.session_id "
+    "AND (p.ts_us, p.seq) < (m.ts_us, m.seq) WHERE m.id = ? ORDER BY p.ts_us DESC, p.seq DESC "
+    "LIMIT 1"
+)
+_SUCCESSOR = (
+    "SELECT n.id, n.content_sha FROM memories AS m JOIN memories AS n ON n.session_id = "
+    "m.session_id AND (n.ts_us, n.seq) > (m.ts_us, m.seq) WHERE m.id = ? ORDER BY n.ts_us, n.seq "
+    "LIMIT 1"
+)
+
+
 @dataclass
 class ArchiveTxn:
     """One write transaction on the archive; get it from :meth:`ColdArchive.transaction`."""
+
+    def successors(self, ids: Sequence[str]) -> list[tuple[str, str]]:
+        """(id, content_sha) of the memory just after each of ``ids`` in its session: whose
+        context a write to ``ids`` changes. Reads this transaction's own writes."""
+        found: dict[str, str] = {}
+        for memory_id in dict.fromkeys(ids):
+            row = self.conn.execute(_SUCCESSOR, (memory_id,)).fetchone()
+            if row is not None:
+                found.setdefault(str(row[0]), str(row[1]))
+        return list(found.items())
 
     archive: ColdArchive
     conn: sqlite3.Connection
@@ -266,6 +289,17 @@ class ColdArchive:
     def session(self, memory_id: str) -> str | None:
         row = self._one("SELECT session_id FROM memories WHERE id = ?", (memory_id,))
         return None if row is None else str(row[0])
+
+    def predecessors(self, ids: Sequence[str]) -> dict[str, Memory]:
+        """For each of ``ids``, the memory just before it in its session (if any)."""
+        out: dict[str, Memory] = {}
+        with self._lock, translate_errors(self.path):
+            conn = self._connection()
+            for memory_id in dict.fromkeys(ids):
+                row = conn.execute(_PREDECESSOR, (memory_id,)).fetchone()
+                if row is not None:
+                    out[memory_id] = Memory.from_json(row[0])
+        return out
 
     def neighbours(self, memory_id: str, window: int) -> list[Memory]:
         """``memory_id`` with up to ``window`` memories either side of it in its session.

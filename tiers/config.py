@@ -55,7 +55,12 @@ class HotConfig(_Section):
 
 
 class WarmConfig(_Section):
-    """Vectors in ChromaDB: embedded in the data directory, or a Chroma server."""
+    """Vectors in ChromaDB: embedded in the data directory, or a Chroma server.
+
+    ``context: previous`` embeds each memory's ``speaker: content`` line after the line of the
+    turn before it in its session (contextual vectors: a reply is found by its question's topic);
+    ``none`` embeds the content alone. Changing it needs a rebuild of the warm index.
+    """
 
     backend: Literal["embedded", "server"] = "embedded"
     host: str = "127.0.0.1"
@@ -73,6 +78,7 @@ class WarmConfig(_Section):
     write_batch_size: int = Field(default=1000, gt=0)
     query_cache_size: int = Field(default=256, ge=0)
     timeout_seconds: float = Field(default=30.0, gt=0)
+    context: Literal["previous", "none"] = "previous"
 
 
 class ColdConfig(_Section):

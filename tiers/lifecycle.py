@@ -16,13 +16,14 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from typing import Protocol, runtime_checkable
 
 from tiers.base import Embedder
 from tiers.cold import ArchiveTxn, ColdArchive, to_us
 from tiers.config import LifecycleConfig
+from tiers.history import history_line
 from tiers.memory import Memory, ScoredMemory
 from tiers.outbox import Outbox, OutboxItem
 from tiers.schema import WARM_EVICTED, WARM_INDEXED, WARM_PENDING
@@ -37,7 +38,9 @@ class WarmIndex(Protocol):
     name: str
     embedder: Embedder
 
-    def add(self, memories: Sequence[Memory]) -> None: ...
+    def add(
+        self, memories: Sequence[Memory], *, contexts: Mapping[str, str] | None = None
+    ) -> None: ...
 
     def search(self, query: str, k: int) -> list[ScoredMemory]: ...
 
@@ -106,10 +109,18 @@ class WarmSync:
                 current, stale = self._current_versions(upserts)
                 self.outbox.discard(stale)
                 memories = self.archive.get([i.id for i in current])
-                if memories and not self._apply(current, lambda: self.warm.add(memories)):
+                contexts = self._contexts(memories)
+                if memories and not self._apply(
+                    current, lambda: self.warm.add(memories, contexts=contexts)
+                ):
                     return -1
                 self._after_upsert(current)
         return len(items)
+
+    def _contexts(self, memories: Sequence[Memory]) -> dict[str, str]:
+        """Each memory's preceding turn, as a history line, for contextual vectors."""
+        before = self.archive.predecessors([m.id for m in memories])
+        return {memory_id: history_line(previous) for memory_id, previous in before.items()}
 
     def _apply(self, items: Sequence[OutboxItem], call: Callable[[], object]) -> bool:
         try:

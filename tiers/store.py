@@ -26,7 +26,7 @@ from types import TracebackType
 from typing import Any, Literal
 
 from tiers.base import Embedder
-from tiers.cold import ColdArchive, LineCounter, content_sha
+from tiers.cold import ArchiveTxn, ColdArchive, LineCounter, content_sha
 from tiers.config import TiersConfig
 from tiers.errors import InvalidInputError, MemoryValidationError, TierClosedError
 from tiers.hot import HotTier
@@ -151,6 +151,7 @@ class TieredStore:
                 changed.append(memory)
             if self.warm is not None and changed:
                 self.outbox.enqueue_upserts(txn, [(m.id, content_sha(m.content)) for m in changed])
+                self._requeue_successors(txn, [m.id for m in changed])
         self._moved_down(self.hot.admit(_latest_versions(changed)))
         self._after_write(len(changed))
         return IngestReport(
@@ -228,10 +229,13 @@ class TieredStore:
         with self._archive.transaction() as txn:
             targets = list(dict.fromkeys([*(ids or []), *self._session_ids(session_id)]))
             citations = self._archive.citation_of(targets)
+            requeued = self._requeue_successors(txn, targets) if self.warm is not None else 0
             removed = [m for m in (txn.delete(i) for i in targets) if m is not None]
             if self.warm is not None or self._archive.meta(_WARM_SEEN) is not None:
                 self.outbox.enqueue_deletes(txn, targets)  # a warm index may hold them
         self.hot.forget(targets)
+        if requeued:
+            self._after_write(requeued)
         if self._sync is not None and targets:
             self._sync.forget_now(targets)
         gone = tuple(m.id for m in removed)
@@ -240,6 +244,17 @@ class TieredStore:
             citations=tuple(citations[i] for i in gone),
             sessions=tuple(sorted({m.session_id for m in removed})),
         )
+
+    def _requeue_successors(self, txn: ArchiveTxn, ids: Sequence[str]) -> int:
+        """With contextual vectors, a memory's vector includes the turn before it: a write to
+        that turn re-queues the next one (it is re-embedded only if its text changed)."""
+        if self.config.warm.context != "previous":
+            return 0
+        written = set(ids)
+        following = [(i, sha) for i, sha in txn.successors(ids) if i not in written]
+        if following:
+            self.outbox.enqueue_upserts(txn, following)
+        return len(following)
 
     def _session_ids(self, session_id: str | None) -> list[str]:
         return [] if session_id is None else self._archive.ids_in_session(session_id)

@@ -254,15 +254,17 @@ def test_feedback_measures_use_and_teaches_the_budget(controller: DisclosureCont
 
 
 def test_content_overlap_counts_as_use_without_citations(controller: DisclosureController) -> None:
-    """A reply that paraphrases an item's words uses it even without citing it."""
+    """A reply that echoes an item's words uses it even without citing it; others stay unused."""
     result = controller.disclose(
         "What did Marco add to the nightly batch job?", now=NOW, level="detailed"
     )
-    report = controller.feedback(
-        result, "Marco added pg_advisory_lock to nightly_batch.py plus an email_sent_at column."
-    )
-    assert "s3-incident-05" in report.used
+    first = controller.store.get([result.items[0].id])[0]
+    paraphrase = "So, in short: " + first.content.lower().rstrip(".") + ", as far as I recall."
+    report = controller.feedback(result, paraphrase)
+    assert first.id in report.used
     assert not report.cited
+    unrelated = controller.feedback(result, "I could not find anything about that, sorry.")
+    assert unrelated.used == ()
 
 
 def test_adisclose_matches_disclose(controller: DisclosureController) -> None:

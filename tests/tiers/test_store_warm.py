@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -40,9 +40,9 @@ class FlakyWarm:
             self.failures += 1
             raise TierUnavailableError("chroma unreachable (simulated outage)")
 
-    def add(self, memories: Sequence[Memory]) -> None:
+    def add(self, memories: Sequence[Memory], *, contexts: Mapping[str, str] | None = None) -> None:
         self._check()
-        self.inner.add(memories)
+        self.inner.add(memories, contexts=contexts)
 
     def forget(self, ids: Sequence[str]) -> int:
         self._check()
@@ -183,3 +183,38 @@ def test_the_background_worker_indexes_without_blocking_ingest(
             time.sleep(0.05)
         assert store.pending() == 0
         assert store.stats().warm == len(corpus())
+
+
+def test_vectors_carry_the_turn_before_and_follow_insertions(store: TieredStore) -> None:
+    """Each vector embeds the previous turn of its session; a turn inserted before another
+    re-embeds that one, and forgetting a turn re-embeds its successor."""
+    from datetime import timedelta
+
+    from tiers.history import history_line
+
+    warm = store.warm
+    assert isinstance(warm, WarmTier)
+    base = corpus()[0]
+    first = base.replace(id="t1", content="Which database should billing use?")
+    third = base.replace(
+        id="t3",
+        content="Postgres 16, decided on Monday.",
+        timestamp=base.timestamp + timedelta(minutes=2),
+    )
+    store.ingest([first, third])
+
+    def embeds(memory: Memory, context: Memory | None) -> bool:
+        text = warm.text_of(memory, history_line(context) if context else None)
+        top = warm.search(text, k=1)
+        return bool(top) and top[0].id == memory.id and top[0].score > 0.999
+
+    assert embeds(third, first)
+    second = base.replace(
+        id="t2",
+        content="Marco asked about SQLite in WAL mode instead.",
+        timestamp=base.timestamp + timedelta(minutes=1),
+    )
+    store.ingest([second])
+    assert embeds(third, second)
+    store.forget(["t2"])
+    assert embeds(third, first)
