@@ -201,7 +201,7 @@ def _read_routes(router: APIRouter, pool: ControllerPool, results: RecentResults
             )
         return _disclosed(results.put(ns.key, result), result)
 
-    @router.get("/memories/{ref}", response_model=ShowResponse)
+    @router.get("/memories/{ref:path}", response_model=ShowResponse)
     def show(ref: str, ns: ns_type) -> ShowResponse:
         """One memory in full detail, by id or citation (``mem:a7Bc3x``)."""
         _check_ref(ref)

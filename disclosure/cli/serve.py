@@ -34,6 +34,13 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 def _serve(args: argparse.Namespace) -> int:
     if args.mcp:
         return _serve_mcp(args)
+    if args.tenant or args.user or args.conversation:
+        from disclosure.cli import UsageError
+
+        raise UsageError(
+            "serve: the HTTP API takes the namespace per request (?user=...); "
+            "--tenant/--user/--conversation are for --mcp"
+        )
     require("server", "disclosure serve")
     import uvicorn
 

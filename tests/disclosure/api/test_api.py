@@ -158,6 +158,15 @@ def test_crafted_namespaces_are_refused(client: TestClient, query: str, needle: 
     assert client.get("/health").json()["open_namespaces"] == before
 
 
+def test_ids_with_slashes_and_hashes_can_be_shown(lean_client: TestClient) -> None:
+    """Transcript and LoCoMo ids hold '/', '#' and ':'; percent-encoded, they reach show."""
+    memory = {"id": "chat/kickoff#1", "content": "Dana: kickoff notes", "session_id": "kickoff"}
+    assert lean_client.post("/v1/ingest", json={"memories": [memory]}).status_code == 200
+    shown = lean_client.get("/v1/memories/chat/kickoff%231")
+    assert shown.status_code == 200 and "kickoff notes" in shown.json()["text"]
+    assert lean_client.get("/v1/memories/chat%2Fkickoff%231").status_code == 200
+
+
 def test_an_explicit_default_is_the_default_namespace(client: TestClient) -> None:
     """?tenant=default&user=dana and ?user=dana are the same store."""
     assert disclose(client, tenant="default", user="dana")["items"]
