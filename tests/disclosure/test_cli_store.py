@@ -71,7 +71,9 @@ def test_a_transcript_goes_in_and_comes_back_out(
 def test_stats_show_tiers_usage_and_namespaces(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, store: list[str]
 ) -> None:
-    """stats: per tier counts, pending, disk, usage per level; --all lists the namespaces."""
+    """stats: per tier counts, pending, disk, usage per level; --all lists the namespaces.
+
+    Another user's query in the same data directory sees none of it."""
     path = tmp_path / "sample.jsonl"
     path.write_text(
         "\n".join(m.model_dump_json() for m in load_sample_conversation()), encoding="utf-8"
@@ -84,7 +86,8 @@ def test_stats_show_tiers_usage_and_namespaces(
     code, out, _ = run(capsys, "stats", "--json", *store)
     data = json.loads(out)
     assert data["store"]["cold"] == 38 and data["usage"]["standard"]["replies"] == 0
-    run(capsys, "query", "anything", "--data-dir", store[1], "--user", "eve")
+    code, out, _ = run(capsys, "query", "billing database", "--data-dir", store[1], "--user", "eve")
+    assert code == 0 and out == ""  # eve's namespace is empty: nothing of Dana's
     code, out, _ = run(capsys, "stats", "--all", "--json", "--data-dir", store[1])
     assert sorted(row["namespace"]["user"] for row in json.loads(out)) == ["dana", "eve"]
 
