@@ -140,10 +140,13 @@ def turn_memories(
     asked_at: datetime,
     answered_at: datetime,
 ) -> list[Memory]:
-    """The user's last message and the reply as memories with stable, positional ids.
+    """The user's last message and the reply as memories with stable ids.
 
-    The n-th user or assistant message of a session has the id ``<session>#<n>``, so a resent
-    or regenerated turn replaces its earlier version instead of adding a copy.
+    The user's message at position n of the conversation (user and assistant messages counted)
+    gets ``<session>#<n>-<hash of its text>`` and the reply ``<session>#<n+1>-<same hash>``: a
+    resent or regenerated turn replaces its earlier version instead of adding a copy, and a
+    client that sends only the new message each time (so every turn sits at position 0) still
+    gets one memory per turn.
     """
     last = last_user_index(messages)
     if last is None:
@@ -153,11 +156,12 @@ def turn_memories(
     prefix = _id_prefix(session_id)
     memories = []
     text = message_text(user)
+    asked = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:8]
     if text.strip():
         speaker = user.get("name") if isinstance(user.get("name"), str) else "user"
         memories.append(
             Memory(
-                id=f"{prefix}#{position}",
+                id=f"{prefix}#{position}-{asked}",
                 content=text,
                 timestamp=asked_at,
                 session_id=session_id,
@@ -169,7 +173,7 @@ def turn_memories(
     if reply is not None and reply.strip():
         memories.append(
             Memory(
-                id=f"{prefix}#{position + 1}",
+                id=f"{prefix}#{position + 1}-{asked}",
                 content=reply,
                 timestamp=max(answered_at, asked_at + _TICK),
                 session_id=session_id,

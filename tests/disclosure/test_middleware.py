@@ -72,7 +72,8 @@ def test_a_turn_is_injected_answered_ingested_and_fed_back(
     with pool.lease(pool.namespace(user="dana")) as controller:
         stored = {m.id: m for m in controller.store.get(list(record.ingest.ids))}
         history = controller.budget.history(record.prepared.result.level)  # type: ignore[union-attr]
-    question, answer = stored[f"{session}#0"], stored[f"{session}#1"]
+    question, answer = (stored[i] for i in record.ingest.ids)
+    assert question.id.startswith(f"{session}#0-") and answer.id.startswith(f"{session}#1-")
     assert (question.kind, question.speaker, question.content) == (
         MemoryKind.PROMPT,
         "user",
@@ -215,6 +216,22 @@ def test_a_regenerated_reply_replaces_the_stored_one(pool: ControllerPool) -> No
     assert (first.added, second.unchanged, second.replaced) == (2, 1, 1)
     with pool.lease(pool.namespace(user="dana")) as controller:
         assert "Second, better" in controller.show(second.ids[-1])
+
+
+def test_turns_sent_one_message_at_a_time_are_all_kept(pool: ControllerPool) -> None:
+    """A client that sends only the new message (same session) loses no earlier turn."""
+    records: list[TurnRecord] = []
+
+    def model(*, model: str, messages: list[dict[str, str]]) -> str:
+        return "Noted."
+
+    chat = middleware(pool, records, namespace={"user": "eve"}, session_id="s1").wrap(model)
+    for text in ("Billing moves to Postgres 16.", "Priya writes the migration."):
+        chat(model="m", messages=[{"role": "user", "content": text}])
+    ids = [i for r in records for i in r.ingest.ids]  # type: ignore[union-attr]
+    assert len(set(ids)) == 4
+    with pool.lease(pool.namespace(user="eve")) as controller:
+        assert controller.store.count() == 4
 
 
 def test_streamed_replies_pass_through_and_are_recorded(
