@@ -262,6 +262,11 @@ class DisclosureController:
         fmt = get_formatter("detail", self.profile.formatting)
         return fmt.render([item], budget=_SHOW_BUDGET, counter=self.counter).text
 
+    def resolve(self, id_or_citation: str) -> Memory | None:
+        """The memory an id or a citation (``mem:a7Bc3x``, ``[mem:a7Bc3x]``) names, or None."""
+        self._check_open()
+        return self._resolve(id_or_citation)
+
     def feedback(self, result: DisclosureResult, reply: str) -> FeedbackReport:
         """Record what ``reply`` used of ``result``: it teaches the budget and the lifecycle."""
         self._check_open()
