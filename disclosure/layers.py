@@ -78,6 +78,7 @@ def search_index(
         now=when,
         named=controller.participants.named_in(query),
         timings={},
+        warnings=[],  # a failed tier degrades the index like it degrades disclose
     )[:limit]
     cites = _citations(controller, [h.id for h in hits])
     return [
