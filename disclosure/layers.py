@@ -9,9 +9,10 @@ full. The MCP server exposes them as tools; an agent spends tokens only where a 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
+
+from pydantic import BaseModel, ConfigDict
 
 from analyzers import DisclosureLevel
 from formatters import Layer, RenderItem, format_citation, get_formatter
@@ -28,9 +29,10 @@ _NO_LIMIT = 1_000_000
 __all__ = ["MAX_RESULTS", "MAX_WINDOW", "IndexEntry", "details", "search_index", "timeline"]
 
 
-@dataclass(frozen=True, slots=True)
-class IndexEntry:
-    """One line of the layer-1 index."""
+class IndexEntry(BaseModel):
+    """One line of the layer-1 index (the HTTP API and the MCP server return it as is)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
 
     citation: str
     id: str

@@ -11,13 +11,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import AbstractContextManager, contextmanager, nullcontext
-from dataclasses import asdict
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic import BaseModel
 
 from disclosure import layers
 from disclosure.extras import require
+from disclosure.layers import IndexEntry
 from disclosure.pool import ControllerPool
 from tiers.errors import DisclosureError, InvalidInputError
 
@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 
-__all__ = ["DiscloseOutput", "IndexLine", "SearchOutput", "create_mcp_server"]
+__all__ = ["DiscloseOutput", "SearchOutput", "create_mcp_server"]
 
 INSTRUCTIONS = """\
 Long-term memory of earlier conversations, disclosed progressively to save tokens.
@@ -36,21 +36,8 @@ returns chosen memories in full. Fetch details only for what you need. disclose(
 three at once within a token budget. Cite memories as [mem:xxxxxx]."""
 
 
-class IndexLine(BaseModel):
-    """One line of the layer-1 index."""
-
-    citation: str
-    id: str
-    summary: str
-    score: float
-    tier: str
-    session_id: str
-    timestamp: str
-    speaker: str | None
-
-
 class SearchOutput(BaseModel):
-    results: list[IndexLine]
+    results: list[IndexEntry]
     text: str
 
 
@@ -80,7 +67,7 @@ def create_mcp_server(
         summary, score), best first. Cheap: scan it, then pick what to expand."""
         found = call(lambda c: layers.search_index(c, query, limit=limit))
         return SearchOutput(
-            results=[IndexLine(**asdict(e)) for e in found],
+            results=found,
             text="\n".join(e.line() for e in found) or "(no memories match)",
         )
 

@@ -29,7 +29,6 @@ from disclosure.api.models import (
     ForgetRequest,
     ForgetResponse,
     HealthResponse,
-    IndexEntryOut,
     IngestRequest,
     IngestResponse,
     MemoryIn,
@@ -223,7 +222,7 @@ def _read_routes(router: APIRouter, pool: ControllerPool, results: RecentResults
         _check_text(body.query)
         with pool.lease(ns) as controller:
             found = search_index(controller, body.query, limit=body.limit)
-        return SearchResponse(results=[IndexEntryOut(**asdict(e)) for e in found])
+        return SearchResponse(results=found)
 
     @router.post("/timeline", response_model=TextResponse)
     def timeline_route(body: TimelineRequest, ns: ns_type) -> TextResponse:

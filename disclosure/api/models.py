@@ -8,6 +8,7 @@ from typing import Annotated, Any
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from analyzers import DisclosureLevel
+from disclosure.layers import IndexEntry
 from disclosure.result import DisclosedItem
 from tiers.memory import MAX_ID_LENGTH, MAX_SUMMARY_CHARS, MemoryKind
 
@@ -144,19 +145,8 @@ class SearchRequest(_Request):
     limit: int = Field(default=10, ge=1, le=100)
 
 
-class IndexEntryOut(_Body):
-    citation: str
-    id: str
-    summary: str
-    score: float
-    tier: str
-    session_id: str
-    timestamp: str
-    speaker: str | None
-
-
 class SearchResponse(_Body):
-    results: list[IndexEntryOut]
+    results: list[IndexEntry]
 
 
 class TimelineRequest(_Request):
