@@ -73,7 +73,7 @@ class Gatherer:
                 lists,
                 weights=self.fusion.weights,
                 k=self.fusion.rrf_k,
-                priors=self._priors(lists, named),
+                priors=self._priors(lists, named, analysis.entities),
                 session_boost=self.fusion.session_boost,
                 session_boost_top=self.fusion.session_boost_top,
             )
@@ -136,18 +136,27 @@ class Gatherer:
         return lists
 
     def _priors(
-        self, lists: dict[str, list[ScoredMemory]], named: Collection[str]
+        self,
+        lists: dict[str, list[ScoredMemory]],
+        named: Collection[str],
+        entities: Collection[str],
     ) -> dict[str, float]:
+        """Per-memory factors: the participant prior and the entity boost, multiplied."""
+        memories = {hit.id: hit.memory for hits in lists.values() for hit in hits}
+        factors: dict[str, float] = {}
         prior = self.fusion.participant_prior
-        if prior >= 1.0 or len(named) != 1:  # "what did X say": only when one person is named
-            return {}
-        wanted = {n.casefold() for n in named}
-        return {
-            hit.id: prior
-            for hits in lists.values()
-            for hit in hits
-            if (hit.memory.speaker or "").casefold() not in wanted
-        }
+        if prior < 1.0 and len(named) == 1:  # "what did X say": only when one person is named
+            wanted = {n.casefold() for n in named}
+            for memory_id, memory in memories.items():
+                if (memory.speaker or "").casefold() not in wanted:
+                    factors[memory_id] = prior
+        sought = _sought(entities, named) if self.fusion.entity_boost > 0 else []
+        for memory_id, memory in memories.items():
+            share = _mentioned(memory, sought)
+            if share:
+                boost = 1 + self.fusion.entity_boost * share
+                factors[memory_id] = factors.get(memory_id, 1.0) * boost
+        return factors
 
     def _revive(
         self, frozen: Sequence[tuple[str, float, float, str, tuple[str, ...]]]
@@ -178,3 +187,18 @@ def _timed(job: Search) -> tuple[list[ScoredMemory], float]:
     started = time.perf_counter()
     hits = job()
     return hits, round((time.perf_counter() - started) * 1000, 3)
+
+
+def _sought(entities: Collection[str], named: Collection[str]) -> list[str]:
+    """The query's entities worth matching: case-folded, participants left to their prior."""
+    people = {n.casefold() for n in named}
+    return sorted({e.casefold() for e in entities if len(e) >= 2} - people)
+
+
+def _mentioned(memory: Memory, sought: Sequence[str]) -> float:
+    """The share of ``sought`` that ``memory`` names (in its entities or its content)."""
+    if not sought:
+        return 0.0
+    own = {e.casefold() for e in memory.entities}
+    text = memory.content.casefold()
+    return sum(1 for e in sought if e in own or e in text) / len(sought)

@@ -141,6 +141,9 @@ class FusionConfig(_Section):
     ``session_boost`` lifts the sessions that hold the best hits: with the ``session_boost_top``
     best candidates' fused values summed per session, each memory's value is multiplied by
     ``1 + session_boost x its session's sum / the largest sum`` (0 turns it off).
+    ``entity_boost`` favours memories that name what the query names (files, symbols, ids,
+    tickets, URLs): a memory naming a share s of the query's entities is multiplied by
+    ``1 + entity_boost x s``.
     """
 
     rrf_k: int = Field(default=60, ge=0)
@@ -149,6 +152,7 @@ class FusionConfig(_Section):
     strip_participants: bool = False
     session_boost: float = Field(default=0.0, ge=0.0, le=10.0)
     session_boost_top: int = Field(default=10, ge=1)
+    entity_boost: float = Field(default=0.0, ge=0.0, le=10.0)
 
     @field_validator("weights")
     @classmethod

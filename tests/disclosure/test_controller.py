@@ -335,3 +335,62 @@ def test_a_failing_warm_tier_degrades_to_the_archive_and_says_so(
     healthy = controller.disclose(query, now=NOW, level="standard")
     assert healthy.warnings == ()
     assert "search_warm" in healthy.timings_ms  # not served from a degraded cache entry
+
+
+def test_coding_agent_profile_weighs_named_files_and_ids_more(tmp_path: Path) -> None:
+    """With entity_boost, a memory naming the query's file outranks a closer paraphrase."""
+    memories = [
+        Memory(
+            id="para",
+            content="The billing totals were rounded incorrectly in the invoice "
+            "module, a rounding bug in how invoice totals were summed.",
+            speaker="Dana",
+            session_id="s",
+            timestamp=NOW,
+        ),
+        Memory(
+            id="file",
+            content="Patched billing/invoice.py: sum Decimal line totals.",
+            speaker="Dana",
+            session_id="s",
+            timestamp=NOW,
+        ),
+    ]
+    query = "what changed in billing/invoice.py about invoice totals rounding?"
+    ranks = {}
+    for profile in ("default", "coding-agent"):
+        with DisclosureController.from_profile(profile, data_dir=tmp_path / profile) as c:
+            c.ingest(memories)
+            hits = c.gatherer.gather(
+                query,
+                c.analyzer.analyze(query, now=NOW),
+                DisclosureLevel.DETAILED,
+                c.profile.level("detailed"),
+                now=NOW,
+                named=set(),
+                timings={},
+                warnings=[],
+            )
+            ranks[profile] = [h.id for h in hits]
+            assert "billing/invoice.py" in c.analyzer.analyze(query, now=NOW).entities
+    assert ranks["coding-agent"][0] == "file"
+
+
+def test_entity_boost_multiplies_by_the_share_of_named_entities_mentioned(
+    controller: DisclosureController,
+) -> None:
+    """entity_boost b gives 1 + b x (share of the query's entities a memory names); people named
+    in the query are left to the participant prior."""
+    from disclosure.gather import Gatherer
+    from disclosure.profiles import FusionConfig
+    from tiers.memory import ScoredMemory
+
+    gatherer = Gatherer(
+        controller.store, FusionConfig(entity_boost=1.0), controller.caches, controller._pool
+    )
+    both = Memory(id="both", content="BILL-482 fixed in jobs/nightly_batch.py", speaker="Dana")
+    one = Memory(id="one", content="jobs/nightly_batch.py takes a lock", speaker="Dana")
+    none = Memory(id="none", content="unrelated", speaker="Dana")
+    lists = {"cold": [ScoredMemory(m, "cold", 0.5, r) for r, m in enumerate([both, one, none])]}
+    factors = gatherer._priors(lists, {"Dana"}, ["BILL-482", "jobs/nightly_batch.py", "Dana"])
+    assert factors == {"both": 2.0, "one": 1.5}
