@@ -279,6 +279,7 @@ class DisclosureController:
             len(report.used),
             len(result.items),
             bool(result.omitted),
+            start=self.budget.start(result.analysis.complexity),
         )
         self.budget.record(result.level, usage)
         if report.used:
