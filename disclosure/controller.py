@@ -256,7 +256,9 @@ class DisclosureController:
         memory = self._resolve(id_or_citation)
         if memory is None:
             raise MemoryNotFoundError(f"no memory has the id or citation {id_or_citation!r}")
-        item = self._item(memory, 1.0, "cold", Layer.DETAIL, window=1)
+        neighbours = self.gatherer.neighbours(memory, 1)
+        cites = self._citations([memory.id, *(n.id for n in neighbours)])
+        item = self._item(memory, 1.0, "cold", Layer.DETAIL, neighbours=neighbours, cites=cites)
         fmt = get_formatter("detail", self.profile.formatting)
         return fmt.render([item], budget=_SHOW_BUDGET, counter=self.counter).text
 
@@ -394,30 +396,44 @@ class DisclosureController:
     ) -> list[RenderItem]:
         """Priority order: named memories first, then expanded ones, then the rest by rank."""
         window = self.profile.expansion.timeline_window
-        named = [self._item(m, 1.0, "cold", Layer.DETAIL, window=min(window, 1)) for m in explicit]
+        plan: list[tuple[Memory, float, str, Layer, int]] = [
+            (m, 1.0, "cold", Layer.DETAIL, min(window, 1)) for m in explicit
+        ]
         seen = {m.id for m in explicit}
         found = {c.id: c for c in candidates}
         missing = [i for i in layers if i not in found and i not in seen]
         requested = self.store.get(missing)
-        expanded = [self._item(m, 1.0, "cold", layers[m.id], window=window) for m in requested]
+        plan += [(m, 1.0, "cold", layers[m.id], window) for m in requested]
         seen.update(m.id for m in requested)
         ordered = sorted(
             (c for c in candidates if c.id not in seen),
             key=lambda c: layers.get(c.id, Layer.INDEX) == Layer.INDEX,  # stable: rank kept
         )
-        rest = [
-            self._item(c.memory, c.score, c.tier, layers.get(c.id, Layer.INDEX), window=window)
-            for c in ordered
+        plan += [
+            (c.memory, c.score, c.tier, layers.get(c.id, Layer.INDEX), window) for c in ordered
         ]
-        return [*named, *expanded, *rest]
+        around = {
+            m.id: self.gatherer.neighbours(m, w)
+            for m, _, _, layer, w in plan
+            if layer is not Layer.INDEX and w > 0
+        }
+        ids = [m.id for m, *_ in plan] + [n.id for ns in around.values() for n in ns]
+        cites = self._citations(ids)  # one lookup for the whole context
+        return [
+            self._item(m, score, tier, layer, neighbours=around.get(m.id, []), cites=cites)
+            for m, score, tier, layer, _ in plan
+        ]
 
     def _item(
-        self, memory: Memory, score: float, tier: str, layer: Layer, *, window: int
+        self,
+        memory: Memory,
+        score: float,
+        tier: str,
+        layer: Layer,
+        *,
+        neighbours: Sequence[Memory],
+        cites: Mapping[str, str],
     ) -> RenderItem:
-        neighbours: list[Memory] = []
-        if layer is not Layer.INDEX and window > 0:
-            neighbours = self.gatherer.neighbours(memory, window)
-        cites = self._citations([memory.id, *(n.id for n in neighbours)])
         return RenderItem(
             memory=memory,
             citation=cites.get(memory.id, ""),
