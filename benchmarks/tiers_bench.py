@@ -98,9 +98,9 @@ def phase_ingest_warm(n: int, batch: int) -> dict[str, Any]:
 
 
 def _default_embedder() -> Any:
-    from tiers import embedders  # type: ignore[attr-defined]
+    from tiers.embedders import get_embedder
 
-    return embedders.default_embedder()
+    return get_embedder("auto")  # ONNX when its one-time export exists or can be made
 
 
 def phase_hot(n: int) -> dict[str, Any]:
@@ -202,9 +202,14 @@ def main(argv: list[str] | None = None) -> None:
         print(json.dumps(PHASES[name](*parsed)))
         return
     only = set(args.only.split(","))
-    results: dict[str, Any] = {
-        "when": datetime.now(UTC).isoformat(timespec="seconds"),
-        "machine": {"cpus": os.cpu_count(), "python": platform.python_version()},
+    out = RESULTS / "tiers_bench.json"
+    # a partial run (--only) updates its own sections of the last full run's file
+    results: dict[str, Any] = json.loads(out.read_text()) if out.is_file() else {}
+    results["when"] = datetime.now(UTC).isoformat(timespec="seconds")
+    results["machine"] = {
+        "cpus": os.cpu_count(),
+        "python": platform.python_version(),
+        "load_average": [round(x, 2) for x in os.getloadavg()],
     }
     if "ingest" in only:
         results["ingest"] = [run_phase("ingest", 20_000, 100), run_phase("ingest", 2_000, 1)]
@@ -212,14 +217,16 @@ def main(argv: list[str] | None = None) -> None:
         results["ingest_warm"] = [run_phase("ingest_warm", 2_000, 100)]
     if "hot" in only:
         results["hot"] = [run_phase("hot", 100), run_phase("hot", 1_000)]
+    cold = {f"{r.get('engine')}-{r.get('n')}": r for r in results.get("cold", [])}
     if "cold" in only:
-        results["cold"] = [run_phase("cold", "fts5", args.cold_n)]
+        cold[f"fts5-{args.cold_n}"] = run_phase("cold", "fts5", args.cold_n)
     if "rank_bm25" in only:
         sizes = [int(s) for s in args.rank_bm25_n.split(",") if s]
-        extra = [run_phase("cold", "rank_bm25", n) for n in sizes]
-        results["cold"] = results.get("cold", []) + extra
+        for n in sizes:
+            cold[f"rank_bm25-{n}"] = run_phase("cold", "rank_bm25", n)
+    if cold:
+        results["cold"] = list(cold.values())
     RESULTS.mkdir(exist_ok=True)
-    out = RESULTS / "tiers_bench.json"
     out.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
     print_table(results)
     print(f"\nwritten: {out}")

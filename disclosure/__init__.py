@@ -17,14 +17,21 @@ from disclosure.errors import (
     InvalidInputError,
     MemoryNotFoundError,
     MemoryValidationError,
+    MissingDependencyError,
+    NamespaceError,
     ProfileError,
     RegistryError,
     StorageError,
+    TierClosedError,
     TierUnavailableError,
     TokenizerError,
 )
+from disclosure.middleware import CallOptions, DisclosureMiddleware, TurnRecord
+from disclosure.namespaces import Namespace, default_home
+from disclosure.pool import ControllerPool
 from disclosure.profiles import Profile, builtin_profiles, load_profile
 from disclosure.result import DisclosedItem, DisclosureResult
+from disclosure.service_config import ContextPlacement
 from formatters.base import Layer
 from formatters.tokens import TokenCounter, get_token_counter
 from tiers.memory import Memory, MemoryKind, ScoredMemory
@@ -44,12 +51,16 @@ def __getattr__(name: str) -> _Any:
 
 
 __all__ = [
+    "CallOptions",
+    "ContextPlacement",
+    "ControllerPool",
     "CorruptDataError",
     "DatasetError",
     "DisclosedItem",
     "DisclosureController",
     "DisclosureError",
     "DisclosureLevel",
+    "DisclosureMiddleware",
     "DisclosureResult",
     "ExperimentError",
     "IncompatibleDataError",
@@ -59,6 +70,9 @@ __all__ = [
     "MemoryKind",
     "MemoryNotFoundError",
     "MemoryValidationError",
+    "MissingDependencyError",
+    "Namespace",
+    "NamespaceError",
     "Profile",
     "ProfileError",
     "QueryAnalysis",
@@ -66,11 +80,14 @@ __all__ = [
     "ScoredMemory",
     "StorageError",
     "TemporalReference",
+    "TierClosedError",
     "TierUnavailableError",
     "TokenCounter",
     "TokenizerError",
+    "TurnRecord",
     "__version__",
     "builtin_profiles",
+    "default_home",
     "get_token_counter",
     "load_profile",
 ]

@@ -184,6 +184,7 @@ class DisclosureController:
         )
         clock = _lap(timings, "analyze", clock)
         explicit = self._resolve_references(analysis.explicit_ids)
+        warnings: list[str] = []
         hits = self.gatherer.gather(
             query,
             analysis,
@@ -192,6 +193,7 @@ class DisclosureController:
             now=when,
             named=self.participants.named_in(query),
             timings=timings,
+            warnings=warnings,
         )
         candidates = self._shortlist(hits, config, decision.tokens)
         clock = time.perf_counter()
@@ -202,7 +204,7 @@ class DisclosureController:
             explicit=[m.id for m in explicit],
             requested=self._requested(analysis, turns),
         )
-        items = self._render_items(explicit, candidates, expansion.layers, config)
+        items = self._render_items(explicit, candidates, expansion.layers)
         clock = _lap(timings, "expand", clock)
         rendered = self._render(
             items,
@@ -225,7 +227,7 @@ class DisclosureController:
         with self._lock:
             self._last_ids = tuple(i.id for i in result.items)
             self._last_analysis = analysis
-        return result.model_copy(update={"timings_ms": timings})
+        return result.model_copy(update={"timings_ms": timings, "warnings": tuple(warnings)})
 
     async def adisclose(
         self,
@@ -261,6 +263,11 @@ class DisclosureController:
         item = self._item(memory, 1.0, "cold", Layer.DETAIL, neighbours=neighbours, cites=cites)
         fmt = get_formatter("detail", self.profile.formatting)
         return fmt.render([item], budget=_SHOW_BUDGET, counter=self.counter).text
+
+    def resolve(self, id_or_citation: str) -> Memory | None:
+        """The memory an id or a citation (``mem:a7Bc3x``, ``[mem:a7Bc3x]``) names, or None."""
+        self._check_open()
+        return self._resolve(id_or_citation)
 
     def feedback(self, result: DisclosureResult, reply: str) -> FeedbackReport:
         """Record what ``reply`` used of ``result``: it teaches the budget and the lifecycle."""
@@ -392,25 +399,26 @@ class DisclosureController:
         explicit: Sequence[Memory],
         candidates: Sequence[Candidate],
         layers: Mapping[str, Layer],
-        config: LevelConfig,
     ) -> list[RenderItem]:
-        """Priority order: named memories first, then expanded ones, then the rest by rank."""
+        """Priority order: named memories first, then the expanded ones in the order the
+        expansion chose them, then the rest by rank."""
         window = self.profile.expansion.timeline_window
         plan: list[tuple[Memory, float, str, Layer, int]] = [
             (m, 1.0, "cold", Layer.DETAIL, min(window, 1)) for m in explicit
         ]
         seen = {m.id for m in explicit}
         found = {c.id: c for c in candidates}
-        missing = [i for i in layers if i not in found and i not in seen]
-        requested = self.store.get(missing)
-        plan += [(m, 1.0, "cold", layers[m.id], window) for m in requested]
-        seen.update(m.id for m in requested)
-        ordered = sorted(
-            (c for c in candidates if c.id not in seen),
-            key=lambda c: layers.get(c.id, Layer.INDEX) == Layer.INDEX,  # stable: rank kept
-        )
+        chosen = [i for i in layers if i not in seen]
+        fetched = {m.id: m for m in self.store.get([i for i in chosen if i not in found])}
+        for memory_id in chosen:
+            hit = found.get(memory_id)
+            memory = hit.memory if hit else fetched.get(memory_id)
+            if memory is not None:
+                score, tier = (hit.score, hit.tier) if hit else (1.0, "cold")
+                plan.append((memory, score, tier, layers[memory_id], window))
+                seen.add(memory_id)
         plan += [
-            (c.memory, c.score, c.tier, layers.get(c.id, Layer.INDEX), window) for c in ordered
+            (c.memory, c.score, c.tier, Layer.INDEX, window) for c in candidates if c.id not in seen
         ]
         around = {
             m.id: self.gatherer.neighbours(m, w)

@@ -10,6 +10,7 @@ makes the entry unreachable.
 
 from __future__ import annotations
 
+import logging
 import re
 import time
 from collections.abc import Callable, Collection, Sequence
@@ -21,7 +22,10 @@ from disclosure.cache import DisclosureCaches
 from disclosure.fusion import Candidate, fuse
 from disclosure.profiles import FusionConfig, LevelConfig
 from tiers import Memory, TieredStore
+from tiers.errors import TierUnavailableError
 from tiers.memory import ScoredMemory
+
+log = logging.getLogger(__name__)
 
 Search = Callable[[], list[ScoredMemory]]
 
@@ -47,9 +51,12 @@ class Gatherer:
         now: datetime,
         named: Collection[str],
         timings: dict[str, float],
+        warnings: list[str],
     ) -> list[Candidate]:
         """Fused candidates for ``query`` at ``level``, best first. ``named``: participants
-        the query names (their memories keep their weight; others take the prior)."""
+        the query names (their memories keep their weight; others take the prior). A tier
+        that fails is reported in ``warnings`` and the others answer (a failed warm search is
+        replaced by a cold one); such a degraded answer is not cached."""
         started = time.perf_counter()
         shape = (config.hot_items, config.warm_items, config.cold_search, config.cold_items)
         key = self.caches.key(
@@ -59,7 +66,9 @@ class Gatherer:
         if cached is not None:
             candidates = self._revive(cached)
         else:
-            lists = self._search(query, config, now, named, timings)
+            lists = self._search(
+                query, config, now=now, named=named, timings=timings, warnings=warnings
+            )
             candidates = fuse(
                 lists,
                 weights=self.fusion.weights,
@@ -68,7 +77,8 @@ class Gatherer:
                 session_boost=self.fusion.session_boost,
                 session_boost_top=self.fusion.session_boost_top,
             )
-            self.caches.set("index", key, [_freeze(c) for c in candidates])
+            if not warnings:
+                self.caches.set("index", key, [_freeze(c) for c in candidates])
         timings["gather"] = round((time.perf_counter() - started) * 1000, 3)
         return candidates
 
@@ -87,9 +97,11 @@ class Gatherer:
         self,
         query: str,
         config: LevelConfig,
+        *,
         now: datetime,
         named: Collection[str],
         timings: dict[str, float],
+        warnings: list[str],
     ) -> dict[str, list[ScoredMemory]]:
         if self.fusion.strip_participants:
             query = strip_names(query, named)
@@ -105,7 +117,15 @@ class Gatherer:
         }
         lists: dict[str, list[ScoredMemory]] = {}
         for name, future in futures.items():
-            lists[name], timings[f"search_{name}"] = future.result()
+            try:
+                lists[name], timings[f"search_{name}"] = future.result()
+            except TierUnavailableError as exc:
+                log.warning("the %s tier failed; disclosing from the others: %s", name, exc)
+                warnings.append(f"{name} tier unavailable ({exc}); answered from the others")
+                if name == "warm" and "cold" not in jobs:
+                    started = time.perf_counter()
+                    lists["cold"] = self.store.search("cold", query, config.warm_items)
+                    timings["search_cold"] = round((time.perf_counter() - started) * 1000, 3)
         hot = lists.get("hot", [])
         if config.hot_items and len(hot) < config.hot_items:
             taken = {h.id for h in hot}

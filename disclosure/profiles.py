@@ -21,6 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from analyzers import DisclosureLevel
 from analyzers.config import AnalyzerConfig
+from disclosure.service_config import IsolationConfig, MiddlewareConfig, ServiceConfig
 from formatters import FORMATTERS
 from formatters.config import CitationConfig, FormattingConfig, TokenConfig
 from tiers.config import TiersConfig
@@ -196,6 +197,9 @@ class Profile(_Section):
     formatting: FormattingConfig = FormattingConfig()
     analyzer: AnalyzerConfig = AnalyzerConfig()
     tiers: TiersConfig = TiersConfig()
+    isolation: IsolationConfig = IsolationConfig()
+    middleware: MiddlewareConfig = MiddlewareConfig()
+    service: ServiceConfig = ServiceConfig()
 
     @model_validator(mode="after")
     def _every_level(self) -> Profile:

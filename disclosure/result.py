@@ -42,6 +42,7 @@ class DisclosureResult(BaseModel):
     budget_reason: str = ""
     profile: str = ""
     omitted: tuple[str, ...] = ()  # candidates left out for lack of budget, best first
+    warnings: tuple[str, ...] = ()  # what went wrong but did not stop the disclosure
 
     @property
     def savings(self) -> float:

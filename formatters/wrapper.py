@@ -64,15 +64,19 @@ def human_tokens(count: int) -> str:
 
 
 def savings_line(tokens_used: int, full_history_tokens: int, *, exact: bool = True) -> str:
-    """Seed 004's line: ``Using 1.2K tokens from conversation (14x savings via ...)``."""
+    """Seed 004's line: ``Using 1.2K tokens from conversation (14x savings via ...)``.
+
+    Ratios under 10 keep one decimal (``2.5x``); a context no smaller than the whole history
+    says so instead of claiming savings."""
     if tokens_used <= 0:
         return "Using 0 tokens from conversation (nothing relevant to disclose)"
     approx = "" if exact else "~"
+    used = f"Using {approx}{human_tokens(tokens_used)} tokens from conversation"
+    if full_history_tokens <= tokens_used:
+        return f"{used} (no savings yet: the whole history is {human_tokens(full_history_tokens)})"
     savings = full_history_tokens / tokens_used
-    return (
-        f"Using {approx}{human_tokens(tokens_used)} tokens from conversation "
-        f"({savings:.0f}x savings via progressive disclosure)"
-    )
+    ratio = f"{savings:.0f}x" if savings >= 10 else f"{savings:.1f}x"
+    return f"{used} ({ratio} savings via progressive disclosure)"
 
 
 def wrap(

@@ -67,3 +67,15 @@ def test_levels_table_matches_the_default_profile() -> None:
             cfg.formatter,
             str(cfg.max_tokens),
         ]
+
+
+def _python_blocks() -> list[str]:
+    return re.findall(r"```python\n(.*?)```", README, flags=re.S)
+
+
+def test_every_python_example_runs(capsys: object) -> None:
+    """The README's Python examples run as written (quick start, middleware)."""
+    blocks = _python_blocks()
+    assert len(blocks) >= 2
+    for block in blocks:
+        exec(compile(block, "README.md", "exec"), {"__name__": "readme_example"})

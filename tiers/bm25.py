@@ -23,13 +23,13 @@ contain carries no evidence, and its matches must not look confident.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections import Counter
 from collections.abc import Hashable, Sequence
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 import numpy as np
-from rank_bm25 import BM25Okapi
 
 K1 = 1.2
 B = 0.75
@@ -60,7 +60,7 @@ def normalise(raw: float, mass: float) -> float:
 class _IdfView:
     """``BM25Okapi.idf`` computed on demand from live document frequencies."""
 
-    def __init__(self, okapi: _Okapi) -> None:
+    def __init__(self, okapi: Any) -> None:
         self._okapi = okapi
 
     def get(self, term: str) -> float | None:
@@ -68,49 +68,54 @@ class _IdfView:
         return None if n is None else idf(self._okapi.live, n)
 
 
-class _Okapi(BM25Okapi):  # type: ignore[misc]  # rank_bm25 ships no type hints
-    """BM25Okapi whose statistics follow appends and removals without a rebuild."""
+@functools.cache
+def _okapi_type() -> type[Any]:
+    """BM25Okapi whose statistics follow appends and removals (rank_bm25 imported lazily)."""
+    from rank_bm25 import BM25Okapi
 
-    def __init__(self) -> None:  # no corpus: documents arrive through append()
-        self.k1, self.b, self.epsilon = K1, B, 0.0
-        self.tokenizer = None
-        self.corpus_size = 0  # slots, including tombstones (get_scores sizes arrays by it)
-        self.avgdl = 0.0
-        self.doc_freqs: list[dict[str, int]] = []
-        self.doc_len: list[int] = []
-        self.doc_freq: Counter[str] = Counter()  # term -> live documents containing it
-        self.live = 0
-        self.total_len = 0
-        self.idf = _IdfView(self)
+    class _Okapi(BM25Okapi):  # type: ignore[misc]  # rank_bm25 ships no type hints
+        def __init__(self) -> None:  # no corpus: documents arrive through append()
+            self.k1, self.b, self.epsilon = K1, B, 0.0
+            self.tokenizer = None
+            self.corpus_size = 0  # slots, tombstones included (get_scores sizes arrays by it)
+            self.avgdl = 0.0
+            self.doc_freqs: list[dict[str, int]] = []
+            self.doc_len: list[int] = []
+            self.doc_freq: Counter[str] = Counter()  # term -> live documents containing it
+            self.live = 0
+            self.total_len = 0
+            self.idf = _IdfView(self)
 
-    def append(self, counts: dict[str, int]) -> int:
-        length = sum(counts.values())
-        self.doc_freqs.append(counts)
-        self.doc_len.append(length)
-        self.doc_freq.update(counts.keys())
-        self.corpus_size += 1
-        self.live += 1
-        self.total_len += length
-        self.avgdl = self.total_len / self.live
-        return self.corpus_size - 1
+        def append(self, counts: dict[str, int]) -> int:
+            length = sum(counts.values())
+            self.doc_freqs.append(counts)
+            self.doc_len.append(length)
+            self.doc_freq.update(counts.keys())
+            self.corpus_size += 1
+            self.live += 1
+            self.total_len += length
+            self.avgdl = self.total_len / self.live
+            return self.corpus_size - 1
 
-    def tombstone(self, slot: int) -> None:
-        counts = self.doc_freqs[slot]
-        self.doc_freq.subtract(counts.keys())
-        for term in counts:
-            if self.doc_freq[term] <= 0:
-                del self.doc_freq[term]
-        self.total_len -= self.doc_len[slot]
-        self.doc_freqs[slot], self.doc_len[slot] = {}, 0
-        self.live -= 1
-        self.avgdl = self.total_len / self.live if self.live else 0.0
+        def tombstone(self, slot: int) -> None:
+            counts = self.doc_freqs[slot]
+            self.doc_freq.subtract(counts.keys())
+            for term in counts:
+                if self.doc_freq[term] <= 0:
+                    del self.doc_freq[term]
+            self.total_len -= self.doc_len[slot]
+            self.doc_freqs[slot], self.doc_len[slot] = {}, 0
+            self.live -= 1
+            self.avgdl = self.total_len / self.live if self.live else 0.0
+
+    return _Okapi
 
 
 class Bm25Index(Generic[K]):
     """An incremental BM25 index over tokenised documents, keyed by ``K``. Not thread-safe."""
 
     def __init__(self) -> None:
-        self._okapi = _Okapi()
+        self._okapi: Any = _okapi_type()()
         self._keys: list[K | None] = []
         self._slots: dict[K, int] = {}
 
@@ -165,7 +170,7 @@ class Bm25Index(Generic[K]):
     def _compact(self) -> None:
         live = [(key, self._okapi.doc_freqs[slot]) for key, slot in self._slots.items()]
         live.sort(key=lambda pair: self._slots[pair[0]])
-        self._okapi, self._keys, self._slots = _Okapi(), [], {}
+        self._okapi, self._keys, self._slots = _okapi_type()(), [], {}
         for key, counts in live:
             self._slots[key] = self._okapi.append(counts)
             self._keys.append(key)

@@ -24,14 +24,14 @@ from pathlib import Path
 from typing import Any, Literal
 
 from tiers.bm25 import normalise
-from tiers.citations import assign_citation
+from tiers.citations import MAX_CODE_LENGTH, assign_citation
 from tiers.config import ColdConfig
-from tiers.errors import MemoryNotFoundError, StorageError, TierClosedError
+from tiers.errors import InvalidInputError, MemoryNotFoundError, StorageError, TierClosedError
 from tiers.history import history_line
 from tiers.lexical import Change, LexicalEngine, make_engine
 from tiers.memory import Memory, ScoredMemory
 from tiers.schema import ARCHIVE_FILE, WARM_INDEXED, connect, quick_check, translate_errors
-from tiers.text import Tokenizer, tokenize
+from tiers.text import Tokenizer
 
 logger = logging.getLogger(__name__)
 
@@ -58,9 +58,32 @@ class PutResult:
     previous: Memory | None = None
 
 
+# The memory just before / after a given one in its session, in (timestamp, insertion) order.
+_PREDECESSOR = (
+    "SELECT p.body FROM memories AS m JOIN memories AS p ON p.session_id = m.session_id "
+    "AND (p.ts_us, p.seq) < (m.ts_us, m.seq) WHERE m.id = ? ORDER BY p.ts_us DESC, p.seq DESC "
+    "LIMIT 1"
+)
+_SUCCESSOR = (
+    "SELECT n.id, n.content_sha FROM memories AS m JOIN memories AS n ON n.session_id = "
+    "m.session_id AND (n.ts_us, n.seq) > (m.ts_us, m.seq) WHERE m.id = ? ORDER BY n.ts_us, n.seq "
+    "LIMIT 1"
+)
+
+
 @dataclass
 class ArchiveTxn:
     """One write transaction on the archive; get it from :meth:`ColdArchive.transaction`."""
+
+    def successors(self, ids: Sequence[str]) -> list[tuple[str, str]]:
+        """(id, content_sha) of the memory just after each of ``ids`` in its session: whose
+        context a write to ``ids`` changes. Reads this transaction's own writes."""
+        found: dict[str, str] = {}
+        for memory_id in dict.fromkeys(ids):
+            row = self.conn.execute(_SUCCESSOR, (memory_id,)).fetchone()
+            if row is not None:
+                found.setdefault(str(row[0]), str(row[1]))
+        return list(found.items())
 
     archive: ColdArchive
     conn: sqlite3.Connection
@@ -87,8 +110,8 @@ class ArchiveTxn:
             "warm = 0, body = ? WHERE seq = ?",
             (memory.session_id, to_us(memory.timestamp), sha, lines, memory.to_json(), seq),
         )
-        self.changes.append((False, seq, tokenize(previous.content)))
-        self.changes.append((True, seq, tokenize(memory.content)))
+        self.changes.append((False, seq, self.archive.tokenizer.document(previous.content)))
+        self.changes.append((True, seq, self.archive.tokenizer.document(memory.content)))
         self.line_delta += (lines or 0) - (old_lines or 0)
         return PutResult("replaced", previous)
 
@@ -108,7 +131,9 @@ class ArchiveTxn:
             ),
         )
         assert cursor.lastrowid is not None
-        self.changes.append((True, cursor.lastrowid, tokenize(memory.content)))
+        self.changes.append(
+            (True, cursor.lastrowid, self.archive.tokenizer.document(memory.content))
+        )
         self.count_delta += 1
         self.line_delta += lines or 0
 
@@ -126,7 +151,7 @@ class ArchiveTxn:
         seq, body, lines = row
         memory = Memory.from_json(body)
         self.conn.execute("DELETE FROM memories WHERE seq = ?", (seq,))
-        self.changes.append((False, seq, tokenize(memory.content)))
+        self.changes.append((False, seq, self.archive.tokenizer.document(memory.content)))
         self.count_delta -= 1
         self.line_delta -= lines or 0
         return memory
@@ -153,8 +178,12 @@ class ColdArchive:
         citation_length: int = 6,
     ) -> None:
         self.config = config or ColdConfig()
+        if not 1 <= citation_length <= MAX_CODE_LENGTH:
+            raise InvalidInputError(
+                f"citation_length must lie in 1..{MAX_CODE_LENGTH}, not {citation_length}"
+            )
         self.citation_length = citation_length
-        self._tokenizer = tokenizer or Tokenizer()
+        self.tokenizer = tokenizer or Tokenizer()
         self._line_counter = line_counter
         self._dir = Path(data_dir)
         try:
@@ -169,7 +198,7 @@ class ColdArchive:
             verify_max_mb=self.config.verify_on_open_max_mb,
         )
         try:
-            self._engine: LexicalEngine = make_engine(self.config.engine)
+            self._engine: LexicalEngine = make_engine(self.config, self.tokenizer)
             with translate_errors(self.path):
                 self._engine.prepare(self._conn)
                 self._count = self._meta_int("count")
@@ -229,16 +258,15 @@ class ColdArchive:
     # -- reading --------------------------------------------------------------------------------
 
     def search(self, query: str, k: int) -> list[ScoredMemory]:
-        terms = self._tokenizer.query(query)
+        terms = self.tokenizer.query(query)
         if not terms or k <= 0:
             return []
         with self._lock:
             conn = self._connection()
             with translate_errors(self.path):
-                hits = self._engine.search(conn, terms, k)
+                hits, mass = self._engine.search(conn, terms, k, self._count)
                 if not hits:
                     return []
-                mass = self._engine.mass(conn, terms, self._count)
                 memories = self._by_seq([seq for seq, _ in hits])
         return [
             ScoredMemory(memories[seq], self.name, normalise(raw, mass), rank)
@@ -265,6 +293,17 @@ class ColdArchive:
     def session(self, memory_id: str) -> str | None:
         row = self._one("SELECT session_id FROM memories WHERE id = ?", (memory_id,))
         return None if row is None else str(row[0])
+
+    def predecessors(self, ids: Sequence[str]) -> dict[str, Memory]:
+        """For each of ``ids``, the memory just before it in its session (if any)."""
+        out: dict[str, Memory] = {}
+        with self._lock, translate_errors(self.path):
+            conn = self._connection()
+            for memory_id in dict.fromkeys(ids):
+                row = conn.execute(_PREDECESSOR, (memory_id,)).fetchone()
+                if row is not None:
+                    out[memory_id] = Memory.from_json(row[0])
+        return out
 
     def neighbours(self, memory_id: str, window: int) -> list[Memory]:
         """``memory_id`` with up to ``window`` memories either side of it in its session.

@@ -17,10 +17,13 @@ class TokenizerConfig(_Section):
 
     Documents are indexed with every token; ``stopwords`` are dropped from queries only, so
     changing them never needs a reindex. ``english`` is a built-in list, ``none`` keeps every
-    word, or give your own list.
+    word, or give your own list. ``stem: porter`` reduces words to their Porter stems in
+    documents and queries alike ("painted" meets "paintings"); changing it rebuilds the FTS5
+    index when the archive next opens.
     """
 
     stopwords: Literal["english", "none"] | tuple[str, ...] = "english"
+    stem: Literal["porter", "none"] = "porter"
 
 
 class HotWeights(_Section):
@@ -52,7 +55,12 @@ class HotConfig(_Section):
 
 
 class WarmConfig(_Section):
-    """Vectors in ChromaDB: embedded in the data directory, or a Chroma server."""
+    """Vectors in ChromaDB: embedded in the data directory, or a Chroma server.
+
+    ``context: previous`` embeds each memory's ``speaker: content`` line after the line of the
+    turn before it in its session (contextual vectors: a reply is found by its question's topic);
+    ``none`` embeds the content alone. Changing it needs a rebuild of the warm index.
+    """
 
     backend: Literal["embedded", "server"] = "embedded"
     host: str = "127.0.0.1"
@@ -70,6 +78,7 @@ class WarmConfig(_Section):
     write_batch_size: int = Field(default=1000, gt=0)
     query_cache_size: int = Field(default=256, ge=0)
     timeout_seconds: float = Field(default=30.0, gt=0)
+    context: Literal["previous", "none"] = "previous"
 
 
 class ColdConfig(_Section):
@@ -79,11 +88,16 @@ class ColdConfig(_Section):
     survives a power loss or OS crash too (``normal`` survives a killed process only).
     ``verify_on_open_max_mb``: archives up to this size run ``PRAGMA quick_check`` when opened
     (0: never; a damaged file is still reported as soon as SQLite reads a bad page).
+    ``fts5_budget``: rows FTS5 may score per query; beyond it the commonest query terms only
+    re-score the best ``fts5_rescore`` memories found by the rarer ones (0: always exact; see
+    :mod:`tiers.fts5`).
     """
 
     engine: Literal["rank_bm25", "fts5"] = "fts5"
     synchronous: Literal["full", "normal"] = "full"
     verify_on_open_max_mb: int = Field(default=256, ge=0)
+    fts5_budget: int = Field(default=30_000, ge=0)
+    fts5_rescore: int = Field(default=400, gt=0)
 
 
 class IngestConfig(_Section):

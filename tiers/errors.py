@@ -8,6 +8,7 @@ this library::
     DisclosureError                        root: catch this to catch everything below
     +-- InvalidInputError (ValueError)     bad input at a boundary: empty or oversized content
     |   +-- MemoryValidationError          a Memory field failed validation (names the field)
+    |   +-- NamespaceError                 a namespace part that is missing, unknown or unsafe
     +-- ProfileError (ValueError)          a profile failed to load: file, path inside it, reason
     |   +-- ExperimentError                an A/B experiment file (or its flags) that cannot be used
     +-- RegistryError (LookupError)        an unknown plug-in name, or one registered twice
@@ -19,6 +20,7 @@ this library::
     +-- TierUnavailableError (RuntimeError) a tier's backend (embedder, Chroma server) failed
     |   +-- TierClosedError                a tier or store used after close()
     +-- DatasetError (ValueError)          evaluation data that cannot be read or repaired
+    +-- MissingDependencyError (ImportError) an optional extra that is not installed
 
 Messages say what was wrong, where, and what is valid.
 """
@@ -46,6 +48,10 @@ class MemoryValidationError(InvalidInputError):
     def __init__(self, message: str, errors: Iterable[Mapping[str, Any]] = ()) -> None:
         super().__init__(message)
         self.errors = list(errors)
+
+
+class NamespaceError(InvalidInputError):
+    """A namespace (tenant / user / conversation) part that is missing, unknown or unsafe."""
 
 
 class ProfileError(DisclosureError, ValueError):
@@ -96,6 +102,10 @@ class TierClosedError(TierUnavailableError):
 
 class DatasetError(DisclosureError, ValueError):
     """Evaluation data that cannot be read or repaired."""
+
+
+class MissingDependencyError(DisclosureError, ImportError):
+    """An optional part (an extra such as ``[server]``) whose packages are not installed."""
 
 
 def describe_validation_error(exc: ValidationError, *, sep: str = " -> ") -> str:

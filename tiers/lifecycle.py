@@ -1,4 +1,4 @@
-"""Keeping the warm index in step with the archive: draining the outbox, capacity, the worker.
+"""The lifecycle: the warm index kept in step with the archive, capacity, and use-driven moves.
 
 :class:`WarmSync` takes due outbox items in batches and hands them to the warm tier: upserts
 as one ``add`` (the warm tier embeds the batch), deletions as one ``forget``. Success removes
@@ -16,15 +16,17 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable, Sequence
-from pathlib import Path
+from collections.abc import Callable, Mapping, Sequence
+from datetime import datetime
 from typing import Protocol, runtime_checkable
 
 from tiers.base import Embedder
-from tiers.cold import ColdArchive
+from tiers.cold import ArchiveTxn, ColdArchive, to_us
+from tiers.config import LifecycleConfig
+from tiers.history import history_line
 from tiers.memory import Memory, ScoredMemory
 from tiers.outbox import Outbox, OutboxItem
-from tiers.schema import WARM_EVICTED, WARM_INDEXED
+from tiers.schema import WARM_EVICTED, WARM_INDEXED, WARM_PENDING
 
 logger = logging.getLogger(__name__)
 
@@ -36,7 +38,9 @@ class WarmIndex(Protocol):
     name: str
     embedder: Embedder
 
-    def add(self, memories: Sequence[Memory]) -> None: ...
+    def add(
+        self, memories: Sequence[Memory], *, contexts: Mapping[str, str] | None = None
+    ) -> None: ...
 
     def search(self, query: str, k: int) -> list[ScoredMemory]: ...
 
@@ -112,10 +116,18 @@ class WarmSync:
                 current, stale = self._current_versions(upserts)
                 self.outbox.discard(stale)
                 memories = self.archive.get([i.id for i in current])
-                if memories and not self._apply(current, lambda: self.warm.add(memories)):
+                contexts = self._contexts(memories)
+                if memories and not self._apply(
+                    current, lambda: self.warm.add(memories, contexts=contexts)
+                ):
                     return -1
                 self._after_upsert(current)
         return len(items)
+
+    def _contexts(self, memories: Sequence[Memory]) -> dict[str, str]:
+        """Each memory's preceding turn, as a history line, for contextual vectors."""
+        before = self.archive.predecessors([m.id for m in memories])
+        return {memory_id: history_line(previous) for memory_id, previous in before.items()}
 
     def _apply(self, items: Sequence[OutboxItem], call: Callable[[], object]) -> bool:
         try:
@@ -203,6 +215,60 @@ class WarmSync:
             logger.warning("warm index: could not record use: %s", exc)
 
 
+def requeue_for_warm(txn: ArchiveTxn, outbox: Outbox, rows: Sequence[tuple[str, str]]) -> None:
+    """Queue (id, content_sha) memories for the warm index again (they had left it)."""
+    txn.conn.executemany(
+        "UPDATE memories SET warm = ?, uses_since_move = 0 WHERE id = ?",
+        [(WARM_PENDING, i) for i, _ in rows],
+    )
+    outbox.enqueue_upserts(txn, rows)
+
+
+def count_uses(
+    archive: ColdArchive,
+    outbox: Outbox,
+    ids: Sequence[str],
+    *,
+    moment: datetime,
+    config: LifecycleConfig,
+    warm: bool,
+    in_hot: Callable[[str], bool],
+) -> tuple[list[str], list[str]]:
+    """Count one use of each of ``ids``; return (re-queued for warm, due to join the hot set).
+
+    A cold-only memory used ``cold_to_warm_uses`` times since it left the warm index is queued
+    for it again; any other memory used ``warm_to_hot_uses`` times since it last moved is due
+    to join the hot set. Moving resets the count.
+    """
+    marks = ",".join("?" * len(ids))
+    with archive.transaction() as txn:
+        txn.conn.execute(
+            "UPDATE memories SET uses = uses + 1, uses_since_move = uses_since_move + 1, "
+            f"last_used_us = ? WHERE id IN ({marks})",
+            (to_us(moment), *ids),
+        )
+        rows = txn.conn.execute(
+            f"SELECT id, warm, uses_since_move, content_sha FROM memories WHERE id IN ({marks})",
+            tuple(ids),
+        ).fetchall()
+        to_warm = [
+            (str(i), str(sha))
+            for i, state, n, sha in rows
+            if warm and state == WARM_EVICTED and n >= config.cold_to_warm_uses
+        ]
+        requeue_for_warm(txn, outbox, to_warm)
+        moved = {i for i, _ in to_warm}
+        to_hot = [
+            str(i)
+            for i, _, n, _ in rows
+            if n >= config.warm_to_hot_uses and i not in moved and not in_hot(str(i))
+        ]
+        txn.conn.executemany(
+            "UPDATE memories SET uses_since_move = 0 WHERE id = ?", [(i,) for i in to_hot]
+        )
+    return [i for i, _ in to_warm], to_hot
+
+
 class DrainWorker:
     """A daemon thread that drains the outbox when notified and when retries fall due."""
 
@@ -232,8 +298,3 @@ class DrainWorker:
                 logger.exception("outbox worker: drain failed")
                 wait = self._idle
             self._wake.wait(self._idle if wait is None else max(wait, 0.01))
-
-
-def data_paths(data_dir: Path) -> dict[str, Path]:
-    """Where each part of a store lives inside its data directory."""
-    return {"warm": data_dir / "warm", "lock": data_dir / ".lock"}

@@ -28,16 +28,23 @@ from types import TracebackType
 from typing import Any, Literal
 
 from tiers.base import Embedder
-from tiers.cold import ColdArchive, LineCounter, content_sha, to_us
+from tiers.cold import ArchiveTxn, ColdArchive, LineCounter, content_sha
 from tiers.config import TiersConfig
 from tiers.errors import InvalidInputError, MemoryValidationError, TierClosedError
 from tiers.hot import HotTier
-from tiers.lifecycle import DrainWorker, IdSearch, WarmIndex, WarmSync
+from tiers.lifecycle import (
+    DrainWorker,
+    IdSearch,
+    WarmIndex,
+    WarmSync,
+    count_uses,
+    requeue_for_warm,
+)
 from tiers.locking import DirectoryLock
 from tiers.memory import Memory, ScoredMemory
 from tiers.outbox import Outbox, OutboxItem
 from tiers.reports import ForgetReport, IngestReport, StoreStats
-from tiers.schema import WARM_EVICTED, WARM_PENDING
+from tiers.schema import WARM_EVICTED
 from tiers.text import Tokenizer
 
 logger = logging.getLogger(__name__)
@@ -51,7 +58,7 @@ class TieredStore:
 
     ``warm``: a ready warm tier (the store takes ownership and closes it), or built from
     ``config.warm`` in ``data_dir/warm`` when an ``embedder`` is given; with neither the store
-    runs on hot and cold only (deletions still queue, so a later warm index forgets them too).
+    runs on hot and cold only (if a warm index was attached before, deletions queue for it).
     ``line_counter`` counts the tokens of each memory's history line (pass the profile's token
     counter); ``citation_length`` is the profile's ``citations.length``.
     """
@@ -71,7 +78,9 @@ class TieredStore:
         self._lock = DirectoryLock(self.data_dir)
         self._closed = False
         self._worker: DrainWorker | None = None
-        self.tokenizer = Tokenizer.from_setting(self.config.tokenizer.stopwords)
+        self.tokenizer = Tokenizer.from_setting(
+            self.config.tokenizer.stopwords, self.config.tokenizer.stem
+        )
         self.cold: ColdArchive | None = None
         self.warm: WarmIndex | None = None
         try:
@@ -96,7 +105,7 @@ class TieredStore:
     def _build_warm(self, embedder: Embedder | None) -> WarmIndex | None:
         if embedder is None:
             return None
-        from tiers.warm import WarmTier
+        from tiers.warm import WarmTier  # chromadb is heavy: imported only when needed
 
         path = None if self.config.warm.backend == "server" else self.data_dir / "warm"
         warm: WarmIndex = WarmTier(
@@ -151,6 +160,7 @@ class TieredStore:
                 changed.append(memory)
             if self.warm is not None and changed:
                 self.outbox.enqueue_upserts(txn, [(m.id, content_sha(m.content)) for m in changed])
+                self._requeue_successors(txn, [m.id for m in changed])
         self._moved_down(self.hot.admit(_latest_versions(changed)))
         self._after_write(len(changed))
         return IngestReport(
@@ -198,14 +208,7 @@ class TieredStore:
         )
         if rows:
             with self._archive.transaction() as txn:
-                self._requeue(txn, [(str(i), str(s)) for i, s in rows])
-
-    def _requeue(self, txn: Any, rows: Sequence[tuple[str, str]]) -> None:
-        txn.conn.executemany(
-            "UPDATE memories SET warm = ?, uses_since_move = 0 WHERE id = ?",
-            [(WARM_PENDING, i) for i, _ in rows],
-        )
-        self.outbox.enqueue_upserts(txn, rows)
+                requeue_for_warm(txn, self.outbox, [(str(i), str(s)) for i, s in rows])
 
     def _after_write(self, queued: int) -> None:
         """Drain inline what was just queued plus one batch of any backlog (or wake the worker).
@@ -235,10 +238,13 @@ class TieredStore:
         with self._archive.transaction() as txn:
             targets = list(dict.fromkeys([*(ids or []), *self._session_ids(session_id)]))
             citations = self._archive.citation_of(targets)
+            requeued = self._requeue_successors(txn, targets) if self.warm is not None else 0
             removed = [m for m in (txn.delete(i) for i in targets) if m is not None]
             if self.warm is not None or self._archive.meta(_WARM_SEEN) is not None:
                 self.outbox.enqueue_deletes(txn, targets)  # a warm index may hold them
         self.hot.forget(targets)
+        if requeued:
+            self._after_write(requeued)
         if self._sync is not None and targets:
             self._sync.forget_now(targets)
         gone = tuple(m.id for m in removed)
@@ -247,6 +253,17 @@ class TieredStore:
             citations=tuple(citations[i] for i in gone),
             sessions=tuple(sorted({m.session_id for m in removed})),
         )
+
+    def _requeue_successors(self, txn: ArchiveTxn, ids: Sequence[str]) -> int:
+        """With contextual vectors, a memory's vector includes the turn before it: a write to
+        that turn re-queues the next one (it is re-embedded only if its text changed)."""
+        if self.config.warm.context != "previous":
+            return 0
+        written = set(ids)
+        following = [(i, sha) for i, sha in txn.successors(ids) if i not in written]
+        if following:
+            self.outbox.enqueue_upserts(txn, following)
+        return len(following)
 
     def _session_ids(self, session_id: str | None) -> list[str]:
         return [] if session_id is None else self._archive.ids_in_session(session_id)
@@ -265,7 +282,15 @@ class TieredStore:
         if not distinct:
             return
         moment = now or self.hot.now()
-        to_warm, to_hot = self._count_uses(distinct, moment)
+        to_warm, to_hot = count_uses(
+            self._archive,
+            self.outbox,
+            distinct,
+            moment=moment,
+            config=self.config.lifecycle,
+            warm=self.warm is not None,
+            in_hot=self.hot.__contains__,
+        )
         self.hot.touch([i for i in distinct if i in self.hot], now=moment)
         if to_hot:
             self._moved_down(self.hot.admit(self._archive.get(to_hot), anchor=moment))
@@ -273,37 +298,6 @@ class TieredStore:
             self._touch_warm(distinct)
         if to_warm:
             self._after_write(len(to_warm))
-
-    def _count_uses(self, ids: Sequence[str], moment: datetime) -> tuple[list[str], list[str]]:
-        life = self.config.lifecycle
-        marks = ",".join("?" * len(ids))
-        with self._archive.transaction() as txn:
-            txn.conn.execute(
-                "UPDATE memories SET uses = uses + 1, uses_since_move = uses_since_move + 1, "
-                f"last_used_us = ? WHERE id IN ({marks})",
-                (to_us(moment), *ids),
-            )
-            rows = txn.conn.execute(
-                "SELECT id, warm, uses_since_move, content_sha FROM memories "
-                f"WHERE id IN ({marks})",
-                tuple(ids),
-            ).fetchall()
-            to_warm = [
-                (str(i), str(sha))
-                for i, state, n, sha in rows
-                if state == WARM_EVICTED and n >= life.cold_to_warm_uses and self.warm is not None
-            ]
-            self._requeue(txn, to_warm)
-            moved = {i for i, _ in to_warm}
-            to_hot = [
-                str(i)
-                for i, _, n, _ in rows
-                if n >= life.warm_to_hot_uses and i not in moved and i not in self.hot
-            ]
-            txn.conn.executemany(
-                "UPDATE memories SET uses_since_move = 0 WHERE id = ?", [(i,) for i in to_hot]
-            )
-        return [i for i, _ in to_warm], to_hot
 
     def _touch_warm(self, ids: Sequence[str]) -> None:
         assert self.warm is not None

@@ -6,11 +6,16 @@ digits (any script; ``_`` and punctuation separate words, so ``billing/invoice_t
 character bigrams. Documents keep every token; queries drop stopwords (unless nothing else is
 left) and repeated words, so the stopword list can change without a reindex.
 
+With ``stem="porter"`` (the default) every token is reduced to its Porter stem (snowball's
+``porter``, the algorithm of SQLite FTS5's ``porter`` tokenizer), so "painted", "paintings" and
+"painting" meet; stopwords are recognised before stemming. Tokens without Latin suffixes (Korean,
+Chinese bigrams, numbers) pass through unchanged.
+
 The FTS5 engine stores these tokens joined by spaces under SQLite's ``ascii`` tokenizer, which
 treats every non-ASCII character as part of a token and folds nothing we have not folded
 already: it sees exactly the tokens this module produced. Bump :data:`TOKENIZER_VERSION`
-whenever the output of :func:`tokenize` changes; an on-disk index built with another version is
-rebuilt when the archive opens.
+whenever the output of :func:`tokenize` changes; an on-disk index built with another
+:attr:`Tokenizer.fingerprint` (version and stemming) is rebuilt when the archive opens.
 """
 
 from __future__ import annotations
@@ -20,6 +25,8 @@ import re
 import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import lru_cache
+from typing import Literal
 
 TOKENIZER_VERSION = 1
 
@@ -69,26 +76,52 @@ def _split_cjk(word: str) -> list[str]:
     return out
 
 
+Stemming = Literal["porter", "none"]
+
+
+@lru_cache(maxsize=1)
+def _porter() -> object:
+    import snowballstemmer
+
+    return snowballstemmer.stemmer("porter")
+
+
+@lru_cache(maxsize=262_144)
+def porter_stem(token: str) -> str:
+    """The Porter stem of one (case-folded) token; cached, the vocabulary is Zipfian."""
+    if not token.isascii() or not token.isalpha():
+        return token  # numbers, Korean, CJK bigrams: nothing to strip
+    return str(_porter().stemWord(token))  # type: ignore[attr-defined]
+
+
 @dataclass(frozen=True, slots=True)
 class Tokenizer:
-    """:func:`tokenize` for documents, and queries with ``stopwords`` dropped."""
+    """:func:`tokenize` for documents, and queries with ``stopwords`` dropped; both stemmed
+    when ``stem`` is ``porter``."""
 
     stopwords: frozenset[str] = ENGLISH_STOPWORDS
+    stem: Stemming = "porter"
 
     @classmethod
-    def from_setting(cls, stopwords: str | Iterable[str]) -> Tokenizer:
+    def from_setting(cls, stopwords: str | Iterable[str], stem: Stemming = "porter") -> Tokenizer:
         """``english``, ``none``, or a list of words (the profile's ``tiers.tokenizer``)."""
         if stopwords == "english":
-            return cls(ENGLISH_STOPWORDS)
+            return cls(ENGLISH_STOPWORDS, stem)
         if stopwords == "none":
-            return cls(frozenset())
+            return cls(frozenset(), stem)
         if isinstance(stopwords, str):
             raise ValueError(f"unknown stopword list {stopwords!r}; use english, none or a list")
-        return cls(frozenset(tok for word in stopwords for tok in tokenize(word)))
+        return cls(frozenset(tok for word in stopwords for tok in tokenize(word)), stem)
+
+    @property
+    def fingerprint(self) -> str:
+        """What an on-disk index depends on: the tokenizer version and the stemming."""
+        return f"{TOKENIZER_VERSION}:{self.stem}"
 
     def document(self, text: str) -> list[str]:
         """Every token of a document, repeats kept."""
-        return tokenize(text)
+        tokens = tokenize(text)
+        return [porter_stem(t) for t in tokens] if self.stem == "porter" else tokens
 
     def query(self, text: str) -> list[str]:
         """The distinct tokens of a query, first occurrence first, stopwords dropped.
@@ -97,5 +130,7 @@ class Tokenizer:
         match than none.
         """
         distinct = list(dict.fromkeys(tokenize(text)))
-        kept = [tok for tok in distinct if tok not in self.stopwords]
-        return kept or distinct
+        kept = [tok for tok in distinct if tok not in self.stopwords] or distinct
+        if self.stem == "porter":
+            kept = list(dict.fromkeys(porter_stem(t) for t in kept))
+        return kept

@@ -8,16 +8,21 @@ lookup. The collection uses cosine HNSW. Chroma reports cosine *distance* ``d = 
 (opposite or unrelated texts score 0, identical texts 1). Nothing on the query path uses a
 metadata ``where`` filter (slow at scale).
 
-The collection's metadata records the embedder's ``name`` and dimension; reopening with another
-embedder raises :class:`IncompatibleDataError`. Adding re-embeds only memories whose content
-changed. Use counts for least-used eviction live in :mod:`tiers.warm_usage`.
+What is embedded (``tiers.warm.context``): with ``previous`` (the default) a memory's history
+line (``speaker: content``) preceded by the line of the turn before it in its session, given by
+the caller as ``contexts``; answers are often replies whose topic sits in the turn before. With
+``none``, the content alone. The collection's metadata records the embedder's ``name`` and
+dimension and the context mode; reopening with others raises :class:`IncompatibleDataError`.
+Adding re-embeds only memories whose embedded text changed. Use counts for least-used eviction
+live in :mod:`tiers.warm_usage`.
 """
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import threading
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -33,6 +38,7 @@ from tiers.errors import (
     InvalidInputError,
     TierUnavailableError,
 )
+from tiers.history import history_line
 from tiers.memory import Memory, ScoredMemory
 from tiers.warm_usage import UsageLog
 
@@ -43,7 +49,9 @@ log = logging.getLogger(__name__)
 
 FORMAT = 1  # bump when the record layout changes; a newer index is refused
 META_FORMAT, META_EMBEDDER, META_DIMENSION = "td_format", "td_embedder", "td_dimension"
+META_CONTEXT = "td_context"
 MEMORY_FIELD = "memory"
+TEXT_FIELD = "text_sha"  # hash of the text the vector embeds: re-embed only when it changes
 
 
 class WarmTier:
@@ -105,6 +113,7 @@ class WarmTier:
                         META_FORMAT: FORMAT,
                         META_EMBEDDER: self.embedder.name,
                         META_DIMENSION: self.embedder.dimension,
+                        META_CONTEXT: self.config.context,
                     },
                 )
         except Exception as exc:
@@ -125,6 +134,12 @@ class WarmTier:
                 f"{where} has record format {meta[META_FORMAT]}, newer than this version's "
                 f"{FORMAT}; upgrade tiered-disclosure or {rebuild}"
             )
+        context = meta.get(META_CONTEXT, "none")
+        if context != self.config.context:
+            raise IncompatibleDataError(
+                f"{where} embeds texts with context {context!r}; this tier is set to "
+                f"{self.config.context!r} (tiers.warm.context). Set it back, or {rebuild}"
+            )
         found = (meta[META_EMBEDDER], int(meta.get(META_DIMENSION, 0)))
         wanted = (self.embedder.name, self.embedder.dimension)
         if found != wanted:
@@ -140,8 +155,10 @@ class WarmTier:
 
     # -- the Tier protocol ----------------------------------------------------------------------
 
-    def add(self, memories: Sequence[Memory]) -> None:
-        """Index ``memories`` (idempotent by id; new content replaces the old vector).
+    def add(self, memories: Sequence[Memory], *, contexts: Mapping[str, str] | None = None) -> None:
+        """Index ``memories`` (idempotent by id; a new text replaces the old vector).
+
+        ``contexts``: per memory id, the line of the turn before it (``context: previous``).
 
         The embedder runs first: if it fails nothing is written. Chroma writes go in batches, each
         complete (vector and memory together); if one fails, the batches before it are indexed,
@@ -151,12 +168,20 @@ class WarmTier:
         latest = {m.id: m for m in memories}  # the last version of an id in one call wins
         if not latest:
             return
+        texts = {i: self.text_of(m, (contexts or {}).get(i)) for i, m in latest.items()}
         with self._write_lock:
-            stored = self._stored_json(list(latest))
-            embed, relabel = _plan(latest.values(), stored)
-            vectors = self._embed([m.content for m in embed])
-            self._upsert(embed, vectors)
-            self._relabel(relabel)
+            stored = self._stored(list(latest))
+            embed, relabel = _plan(latest.values(), texts, stored)
+            vectors = self._embed([texts[m.id] for m in embed])
+            self._upsert(embed, vectors, texts)
+            self._relabel(relabel, texts)
+
+    def text_of(self, memory: Memory, context: str | None = None) -> str:
+        """What the vector of ``memory`` embeds (see the module's docstring)."""
+        if self.config.context == "none":
+            return memory.content
+        line = history_line(memory)
+        return f"{context}\n{line}" if context else line
 
     def search(self, query: str, k: int) -> list[ScoredMemory]:
         """Up to ``k`` memories nearest to ``query``, best first, scores in [0, 1]."""
@@ -218,8 +243,8 @@ class WarmTier:
     def get(self, ids: Sequence[str]) -> list[Memory]:
         """The memories held among ``ids``, in that order; unknown ids are skipped."""
         self._check_open()
-        stored = self._stored_json(ids)
-        return [Memory.from_json(stored[i]) for i in ids if i in stored]
+        stored = self._stored(ids)
+        return [Memory.from_json(stored[i][0]) for i in ids if i in stored]
 
     def forget(self, ids: Sequence[str]) -> int:
         """Remove ``ids``; return how many were indexed."""
@@ -349,14 +374,16 @@ class WarmTier:
             )
         return vectors
 
-    def _upsert(self, memories: list[Memory], vectors: npt.NDArray[np.float32]) -> None:
+    def _upsert(
+        self, memories: list[Memory], vectors: npt.NDArray[np.float32], texts: Mapping[str, str]
+    ) -> None:
         for start in range(0, len(memories), self._batch):
             chunk = memories[start : start + self._batch]
             try:
                 self._collection.upsert(
                     ids=[m.id for m in chunk],
                     embeddings=vectors[start : start + len(chunk)],
-                    metadatas=[{MEMORY_FIELD: m.to_json()} for m in chunk],
+                    metadatas=[_record(m, texts[m.id]) for m in chunk],
                 )
             except Exception as exc:
                 raise self._failure(
@@ -364,14 +391,14 @@ class WarmTier:
                 ) from exc
             self._usage.added(m.id for m in chunk)
 
-    def _relabel(self, memories: list[Memory]) -> None:
-        """Same content, other fields changed: rewrite the stored JSON, keep the vector."""
+    def _relabel(self, memories: list[Memory], texts: Mapping[str, str]) -> None:
+        """Same text, other fields changed: rewrite the stored JSON, keep the vector."""
         for start in range(0, len(memories), self._batch):
             chunk = memories[start : start + self._batch]
             try:
                 self._collection.update(
                     ids=[m.id for m in chunk],
-                    metadatas=[{MEMORY_FIELD: m.to_json()} for m in chunk],
+                    metadatas=[_record(m, texts[m.id]) for m in chunk],
                 )
             except Exception as exc:
                 raise self._failure("update", exc) from exc
@@ -383,8 +410,9 @@ class WarmTier:
             except Exception as exc:
                 raise self._failure("delete", exc) from exc
 
-    def _stored_json(self, ids: Sequence[str]) -> dict[str, str]:
-        stored: dict[str, str] = {}
+    def _stored(self, ids: Sequence[str]) -> dict[str, tuple[str, str | None]]:
+        """(memory JSON, text hash) of the ids held."""
+        stored: dict[str, tuple[str, str | None]] = {}
         for chunk in _chunks(_valid_ids(ids), self._batch):
             try:
                 got = self._collection.get(ids=chunk, include=["metadatas"])
@@ -392,7 +420,8 @@ class WarmTier:
                 raise self._failure("get", exc) from exc
             for i, meta in zip(got["ids"], got["metadatas"] or [], strict=False):
                 if meta and isinstance(meta.get(MEMORY_FIELD), str):
-                    stored[i] = meta[MEMORY_FIELD]
+                    sha = meta.get(TEXT_FIELD)
+                    stored[i] = (meta[MEMORY_FIELD], sha if isinstance(sha, str) else None)
         return stored
 
     def _all_ids(self) -> Iterator[str]:
@@ -438,18 +467,29 @@ def usage_file(config: WarmConfig) -> str:
     return f"warm_usage.{config.collection}.sqlite3"
 
 
-def _plan(memories: Iterable[Memory], stored: dict[str, str]) -> tuple[list[Memory], list[Memory]]:
-    """Split into (to embed: new or changed content) and (same content, other fields changed)."""
+def _plan(
+    memories: Iterable[Memory],
+    texts: Mapping[str, str],
+    stored: Mapping[str, tuple[str, str | None]],
+) -> tuple[list[Memory], list[Memory]]:
+    """Split into (to embed: new, or its text changed) and (same text, other fields changed)."""
     embed: list[Memory] = []
     relabel: list[Memory] = []
     for memory in memories:
         old = stored.get(memory.id)
-        if old is None:
+        if old is None or old[1] != _sha(texts[memory.id]):
             embed.append(memory)
-        elif old != memory.to_json():
-            same_text = Memory.from_json(old).content == memory.content
-            (relabel if same_text else embed).append(memory)
+        elif old[0] != memory.to_json():
+            relabel.append(memory)
     return embed, relabel
+
+
+def _sha(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _record(memory: Memory, text: str) -> dict[str, str]:
+    return {MEMORY_FIELD: memory.to_json(), TEXT_FIELD: _sha(text)}
 
 
 def _valid_ids(ids: Sequence[str]) -> list[str]:

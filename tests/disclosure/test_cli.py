@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -29,7 +30,18 @@ def test_help_and_version() -> None:
     """--help lists the commands; --version prints the package version."""
     helped = run("--help")
     assert helped.returncode == 0
-    for command in ("profiles", "tokens", "demo"):
+    for command in (
+        "demo",
+        "ingest",
+        "query",
+        "show",
+        "stats",
+        "forget",
+        "serve",
+        "profiles",
+        "tokens",
+        "eval",
+    ):
         assert command in helped.stdout
     version = run("--version")
     assert version.returncode == 0
@@ -91,7 +103,30 @@ def test_usage_errors_exit_two() -> None:
 
 
 def test_demo_runs_on_the_defaults() -> None:
-    """The README's first command ends in `disclosure demo`; it must succeed offline."""
+    """`disclosure demo` ingests the sample and queries it at every level, offline."""
     result = run("demo")
     assert result.returncode == 0, result.stderr
-    assert "tokens" in result.stdout
+    for level in ("minimal", "standard", "detailed", "comprehensive"):
+        assert f"\u2501 {level} \u2501" in result.stdout
+    assert result.stdout.count("savings via progressive disclosure") == 4
+    assert result.stdout.count("[mem:") > 10
+    assert "layer 3" in result.stdout and "Traceback" not in result.stderr
+
+
+def test_serve_without_the_extra_says_what_to_install(tmp_path: Path) -> None:
+    """A missing optional dependency is one line naming the extra to install."""
+    blocker = tmp_path / "fastapi"
+    blocker.mkdir()
+    (blocker / "__init__.py").write_text("raise ImportError('blocked for this test')\n")
+    result = subprocess.run(
+        [sys.executable, "-m", "disclosure", "serve", "--data-dir", str(tmp_path / "h")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=REPO,
+        env={**os.environ, "PYTHONPATH": f"{tmp_path}{os.pathsep}{REPO}"},
+        check=False,
+    )
+    assert result.returncode == 1
+    assert "pip install 'tiered-disclosure[server]'" in result.stderr
+    assert result.stderr.count("\n") == 1

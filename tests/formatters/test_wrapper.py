@@ -47,6 +47,10 @@ def test_savings_line_reads_like_seed_004() -> None:
     )
     assert savings_line(1234, 17_300, exact=False).startswith("Using ~1.2K tokens")
     assert savings_line(0, 500) == "Using 0 tokens from conversation (nothing relevant to disclose)"
+    assert savings_line(400, 1000).endswith("(2.5x savings via progressive disclosure)")
+    assert savings_line(83, 40) == (
+        "Using 83 tokens from conversation (no savings yet: the whole history is 40)"
+    )
 
 
 def test_header_styles() -> None:

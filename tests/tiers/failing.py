@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -37,7 +37,7 @@ class DownWarm:
             self.calls += 1
         raise TierUnavailableError("chroma server unreachable (simulated)")
 
-    def add(self, memories: Sequence[Memory]) -> None:
+    def add(self, memories: Sequence[Memory], *, contexts: Mapping[str, str] | None = None) -> None:
         self._fail()
 
     def forget(self, ids: Sequence[str]) -> int:

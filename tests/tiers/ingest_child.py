@@ -1,6 +1,7 @@
 """Child process for the kill test: ingests batches forever, printing each returned batch.
 
-Usage: python tests/tiers/ingest_child.py DATA_DIR ROUND [warm]
+Usage: python tests/tiers/ingest_child.py DATA_DIR ROUND [ONNX_CACHE_DIR]
+With an ONNX cache directory the store has the real warm tier (ONNX MiniLM, embedding inline).
 Each line on stdout is JSON ``{"batch": n, "ids": {...id: content...}}`` printed only after
 ``ingest`` returned, so every id printed must survive a SIGKILL at any later moment.
 """
@@ -22,10 +23,10 @@ BASE = datetime(2026, 1, 1, tzinfo=UTC)
 def main() -> None:
     data_dir, round_no = Path(sys.argv[1]), int(sys.argv[2])
     embedder = None
-    if len(sys.argv) > 3 and sys.argv[3] == "warm":
-        from tests.tiers.embedding import shared_embedder
+    if len(sys.argv) > 3:
+        from tiers.onnx_embedder import OnnxEmbedder
 
-        embedder = shared_embedder()
+        embedder = OnnxEmbedder.from_cache(Path(sys.argv[3]), export=False)
     config = TiersConfig(outbox=OutboxConfig(drain="inline", batch_size=16))
     with TieredStore(data_dir, config, embedder=embedder, line_counter=len) as store:
         print(json.dumps({"ready": True}), flush=True)

@@ -14,7 +14,12 @@ from tests.tiers.contract import BASE, TEXTS, TierContract, corpus
 from tiers.citations import citation_code
 from tiers.cold import ColdArchive
 from tiers.config import ColdConfig
-from tiers.errors import CorruptDataError, IncompatibleDataError, MemoryNotFoundError
+from tiers.errors import (
+    CorruptDataError,
+    IncompatibleDataError,
+    InvalidInputError,
+    MemoryNotFoundError,
+)
 from tiers.history import history_line
 from tiers.memory import Memory
 from tiers.schema import ARCHIVE_FILE
@@ -166,6 +171,12 @@ def test_citations_persist_resolve_and_extend_on_collision(tmp_path: Path) -> No
     archive.close()
 
 
+def test_citation_length_is_checked(tmp_path: Path) -> None:
+    """An impossible citation length is refused when the archive opens."""
+    with pytest.raises(InvalidInputError, match=r"1\.\.43"):
+        ColdArchive(tmp_path, citation_length=0)
+
+
 def test_line_tokens_are_kept_and_backfilled(tmp_path: Path) -> None:
     """Per-memory history-line counts add up; reopening with a counter counts old rows."""
     archive = ColdArchive(tmp_path)
@@ -243,3 +254,60 @@ def test_damaged_pages_are_reported_corrupt(tmp_path: Path) -> None:
     path.write_bytes(bytes(data))
     with pytest.raises(CorruptDataError):
         ColdArchive(tmp_path)
+
+
+def test_fts5_budget_keeps_exact_scores_and_rare_terms_first(tmp_path: Path) -> None:
+    """Over its budget, FTS5 still returns exact BM25 scores, led by the rarer terms' matches."""
+    memories = chat(300)
+    exact = ColdArchive(tmp_path / "exact", ColdConfig(fts5_budget=0))
+    bounded = ColdArchive(tmp_path / "bounded", ColdConfig(fts5_budget=40, fts5_rescore=5))
+    for archive in (exact, bounded):
+        archive.add(memories)
+    query = "postgres cron note17 note42"
+    full = {h.id: h.score for h in exact.search(query, 300)}
+    hits = bounded.search(query, 10)
+    assert len(hits) == 10  # the rare terms alone find two: the core widens to fill k
+    assert {h.id for h in hits[:2]} == {"m17", "m42"}
+    for hit in hits:
+        assert hit.score == pytest.approx(full[hit.id], rel=1e-9)
+    assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
+    assert bounded.search("note17", 3)[0].id == "m17"  # within budget: the exact path
+    for archive in (exact, bounded):
+        archive.close()
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_non_latin_text_is_searchable_in_both_engines(tmp_path: Path, engine: str) -> None:
+    """Accented, Korean and Chinese text is found through the shared tokenisation."""
+    archive = ColdArchive(tmp_path, ColdConfig(engine=engine))
+    archive.add(
+        [
+            Memory(id="fr", content="Le déploiement du café est reporté à lundi."),
+            Memory(id="ko", content="데이터베이스 마이그레이션은 금요일에 끝났다"),
+            Memory(id="zh", content="我们把数据库迁移到了新的服务器"),
+            Memory(id="en", content="Nothing relevant in plain English here."),
+        ]
+    )
+    assert archive.search("DÉPLOIEMENT cafe café", 1)[0].id == "fr"
+    assert archive.search("데이터베이스", 1)[0].id == "ko"
+    assert archive.search("数据库迁移", 1)[0].id == "zh"
+    archive.close()
+
+
+def test_changing_the_stemming_rebuilds_the_fts5_index(tmp_path: Path) -> None:
+    """An archive indexed without stemming is re-indexed when reopened with it, and back."""
+    from tiers.config import ColdConfig
+    from tiers.text import Tokenizer
+
+    memory = Memory(id="p1", content="Melanie painted a lake sunrise", session_id="s")
+    plain = ColdArchive(tmp_path, ColdConfig(engine="fts5"), tokenizer=Tokenizer(stem="none"))
+    with plain.transaction() as txn:
+        txn.put(memory)
+    assert plain.search("paintings", 3) == []
+    plain.close()
+    stemmed = ColdArchive(tmp_path, ColdConfig(engine="fts5"), tokenizer=Tokenizer())
+    assert [h.id for h in stemmed.search("paintings", 3)] == ["p1"]
+    stemmed.close()
+    again = ColdArchive(tmp_path, ColdConfig(engine="fts5"), tokenizer=Tokenizer(stem="none"))
+    assert again.search("paintings", 3) == []
+    again.close()

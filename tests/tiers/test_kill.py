@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tiers.base import Embedder
 from tiers.store import TieredStore
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -46,8 +47,10 @@ def run_and_kill(data_dir: Path, round_no: int, batches: int, *extra: str) -> di
     return reported
 
 
-def check_everything_survived(data_dir: Path, reported: dict[str, str]) -> None:
-    with TieredStore(data_dir, line_counter=len) as store:
+def check_everything_survived(
+    data_dir: Path, reported: dict[str, str], embedder: Embedder | None = None
+) -> None:
+    with TieredStore(data_dir, line_counter=len, embedder=embedder) as store:
         store.check_integrity()  # quick_check and the FTS5 index's own check
         stored = {m.id: m.content for m in store.get(list(reported))}
         missing = sorted(set(reported) - set(stored))
@@ -58,6 +61,11 @@ def check_everything_survived(data_dir: Path, reported: dict[str, str]) -> None:
         assert (store.count(), store.total_line_tokens()) == tuple(rows[0])
         some = next(i for i in reported if not i.startswith("shared-"))
         assert some in {h.id for h in store.search("cold", reported[some], 5)}
+        if embedder is not None:  # Chroma opened; after a flush it holds every memory
+            assert store.flush(timeout=120) == 0
+            assert store.warm is not None
+            assert store.warm.contains(list(reported)) == set(reported)
+            assert store.stats().warm == store.count()
 
 
 def test_sigkill_mid_ingest_loses_nothing_acknowledged(tmp_path: Path) -> None:
@@ -69,3 +77,15 @@ def test_sigkill_mid_ingest_loses_nothing_acknowledged(tmp_path: Path) -> None:
         assert len(reported) >= batches * 16
         everything.update(reported)
         check_everything_survived(data_dir, everything)
+
+
+def test_sigkill_mid_ingest_with_the_warm_tier(
+    tmp_path: Path, onnx_cache_dir: Path, onnx_embedder: Embedder
+) -> None:
+    """With Chroma and the embedder in the loop: killed twice, reopened, flushed, nothing lost."""
+    everything: dict[str, str] = {}
+    data_dir = tmp_path / "data"
+    for round_no, batches in enumerate((4, 7)):
+        reported = run_and_kill(data_dir, round_no, batches, str(onnx_cache_dir))
+        everything.update(reported)
+        check_everything_survived(data_dir, everything, onnx_embedder)

@@ -45,7 +45,7 @@ def test_cjk_runs_become_bigrams() -> None:
 
 def test_query_drops_stopwords_and_repeats() -> None:
     """Queries keep distinct informative words in order; stopword-only queries keep them."""
-    tok = Tokenizer()
+    tok = Tokenizer(stem="none")
     assert tok.query("Why did the invoice totals drift? The invoice!") == [
         "invoice",
         "totals",
@@ -53,6 +53,18 @@ def test_query_drops_stopwords_and_repeats() -> None:
     ]
     assert tok.query("to be or not to be") == ["to", "be", "or", "not"]
     assert tok.document("the the cat") == ["the", "the", "cat"]
+
+
+def test_porter_stemming_meets_inflections_in_documents_and_queries() -> None:
+    """With stemming, inflected forms share a token; stopwords are judged before stemming."""
+    tok = Tokenizer()
+    assert tok.stem == "porter"
+    assert tok.query("paintings she painted") == tok.query("painting paint")
+    assert tok.document("Adopting kids") == tok.query("adoption kid") == ["adopt", "kid"]
+    assert "was" not in tok.query("it was painted") and "wa" not in tok.query("it was painted")
+    assert tok.document("자세히 2023") == ["자세히", "2023"]
+    assert Tokenizer(stem="none").document("paintings") == ["paintings"]
+    assert Tokenizer().fingerprint != Tokenizer(stem="none").fingerprint
 
 
 def test_stopword_settings() -> None:

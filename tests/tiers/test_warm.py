@@ -57,13 +57,33 @@ def warm(tmp_path: Path, onnx_embedder: OnnxEmbedder) -> Iterator[WarmTier]:
 
 
 def test_scores_are_clipped_cosine_similarity(warm: WarmTier) -> None:
-    """A memory's own text scores ~1; the score is the dot product of the unit vectors."""
+    """A memory's own embedded text scores ~1; the score is the dot product of unit vectors."""
     warm.add(corpus())
-    text = corpus()[2].content
+    text = warm.text_of(corpus()[2])
     top = warm.search(text, k=2)
     assert top[0].id == "c2" and top[0].score == pytest.approx(1.0, abs=1e-4)
-    vectors = warm.embedder.embed([text, top[1].memory.content])
+    vectors = warm.embedder.embed([text, warm.text_of(top[1].memory)])
     assert top[1].score == pytest.approx(float(vectors[0] @ vectors[1]), abs=1e-4)
+
+
+def test_contextual_vectors_embed_the_turn_before(warm: WarmTier) -> None:
+    """With context, a turn is found by its question's topic; only a changed text re-embeds."""
+    question = corpus()[0].replace(id="q", content="Which database engine should billing use?")
+    answer = corpus()[0].replace(id="a", content="Postgres 16, as decided.")
+    warm.add([question, answer], contexts={"a": "Dana: " + question.content})
+    assert warm.text_of(answer, "Dana: x") == f"Dana: x\n{answer.kind.value}: {answer.content}"
+    hits = warm.search("database engine for billing", k=2)
+    assert {h.id for h in hits} == {"q", "a"}
+    calls: list[int] = []
+    real = warm.embedder.embed
+    warm.embedder.embed = lambda texts: (calls.append(len(texts)), real(texts))[1]  # type: ignore[method-assign]
+    try:
+        warm.add([answer], contexts={"a": "Dana: " + question.content})  # same text: no embedding
+        assert calls == []
+        warm.add([answer], contexts={"a": "Dana: a different question"})  # new context
+        assert calls == [1]
+    finally:
+        warm.embedder.embed = real  # type: ignore[method-assign]
 
 
 def test_search_vector_takes_a_precomputed_query(warm: WarmTier) -> None:

@@ -28,8 +28,9 @@ def test_the_tiny_experiment_runs_end_to_end(tmp_path: Path) -> None:
     done = run("eval", "--experiment", "configs/ab/tiny.yaml", "--out", str(out), "--no-progress")
     assert done.returncode == 0, done.stderr
     assert "| baseline:bm25@80 |" in done.stdout
+    assert "| long-memory |" in done.stdout
     assert "Budget violations: 0." in done.stdout
-    assert "tiny: 5 systems x 12 questions" in done.stderr
+    assert "tiny: 6 systems x 12 questions" in done.stderr
     for name in ("results.json", "records.jsonl", "report.md", "report.html", "latency.png"):
         assert (out / name).is_file(), name
     data = json.loads((out / "results.json").read_text(encoding="utf-8"))
@@ -56,7 +57,9 @@ def test_flags_stand_in_for_a_file_and_override_it(tmp_path: Path) -> None:
         "--limit-questions", "4", "--out", str(tmp_path / "o"), "--no-plots", "--no-progress",
     )  # fmt: skip
     assert overridden.returncode == 1
-    assert "reference: 'baseline:bm25@80' is none of baseline:recency@40" in overridden.stderr
+    assert "reference: 'baseline:bm25@80' is none of long-memory, baseline:recency@40" in (
+        overridden.stderr
+    )
 
 
 def test_usage_and_errors_exit_non_zero_with_one_clear_line(tmp_path: Path) -> None:

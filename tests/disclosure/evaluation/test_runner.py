@@ -56,19 +56,21 @@ def without_latency(data: Any) -> Any:
 def test_every_system_answers_every_selected_question(
     experiment: Experiment, dataset: Dataset
 ) -> None:
-    """5 systems x 12 questions (categories 1-4 of the fixture), in system then dataset order."""
+    """6 systems x 12 questions (categories 1-4 of the fixture), in system then dataset order."""
     systems = experiment_systems(experiment)
     assert [s.label for s in systems] == experiment.system_labels()
     run = run_experiment(experiment, dataset, systems, progress=False)
     assert len(dataset.questions) == 12
-    assert len(run.records) == 5 * 12
+    assert len(run.records) == 6 * 12
     assert [r.question_id for r in run.by_system["baseline:bm25@40"]] == [
         q.id for q in dataset.questions
     ]
     assert run.violations == []
     full = run.by_system["baseline:full"]
     assert all(r.recall == 1.0 for r in full if r.scored)
-    assert all(r.level is None for r in run.records)  # baselines choose no level
+    profile = run.by_system["long-memory"]
+    assert all(r.level is None for r in run.records if r.system != "long-memory")  # baselines
+    assert all(r.level in {"minimal", "standard", "detailed", "comprehensive"} for r in profile)
 
 
 def test_results_are_deterministic_for_a_fixed_seed(

@@ -1,0 +1,15 @@
+"""The HTTP API (the ``[server]`` extra: FastAPI and uvicorn); ``disclosure serve`` runs it.
+
+from disclosure.api import create_app
+app = create_app("default", root="/srv/memory", api_keys=load_api_keys())
+"""
+
+from disclosure.extras import require
+
+require("server", "the HTTP API")
+
+from disclosure.api.app import create_app  # noqa: E402
+from disclosure.api.errors import ERROR_CODES, ApiError  # noqa: E402
+from disclosure.api.guards import ApiKeys, RecentResults, load_api_keys  # noqa: E402
+
+__all__ = ["ERROR_CODES", "ApiError", "ApiKeys", "RecentResults", "create_app", "load_api_keys"]

@@ -1,0 +1,113 @@
+"""``disclosure stats``: per tier counts, pending embeddings, disk; usage and budget history."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from statistics import fmean
+from typing import TYPE_CHECKING, Any
+
+from analyzers import DisclosureLevel
+from disclosure.cli.common import add_store_options, open_store, root_of
+from disclosure.namespaces import iter_namespaces
+
+if TYPE_CHECKING:
+    from disclosure.controller import DisclosureController
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = sub.add_parser("stats", help="what a store holds, and what its budgets learned")
+    parser.add_argument("--json", action="store_true", help="as JSON")
+    parser.add_argument(
+        "--all", action="store_true", help="list every namespace under the data directory"
+    )
+    add_store_options(parser)
+    parser.set_defaults(handler=_stats)
+
+
+def _stats(args: argparse.Namespace) -> int:
+    if args.all:
+        return _list_namespaces(args)
+    with open_store(args) as (controller, namespace):
+        data = controller.stats()
+        data["namespace"] = namespace.as_dict()
+        data["usage"] = usage_history(controller)
+    if args.json:
+        print(json.dumps(data, indent=2, ensure_ascii=False))
+        return 0
+    _print(data)
+    return 0
+
+
+def usage_history(controller: DisclosureController) -> dict[str, dict[str, Any]]:
+    """Per level: replies recorded, mean budget, tokens used, depth of the deepest used item,
+    the share of replies that used anything, and the learned budget factor."""
+    summary: dict[str, dict[str, Any]] = {}
+    for level in DisclosureLevel:
+        history = controller.budget.history(level)
+        factor, _ = controller.budget.factor(level)
+        usages = [u for u, _ in history]
+        summary[level.value] = {
+            "replies": len(usages),
+            "mean_budget": round(fmean(u.budget for u in usages), 1) if usages else None,
+            "mean_tokens_used": round(fmean(u.tokens_used for u in usages), 1) if usages else None,
+            "mean_depth": round(fmean(u.depth for u in usages), 1) if usages else None,
+            "used_share": round(sum(1 for u in usages if u.used) / len(usages), 3)
+            if usages
+            else None,
+            "factor": round(factor, 3),
+        }
+    return summary
+
+
+def _print(data: dict[str, Any]) -> None:
+    store = data["store"]
+    print(f"namespace {data['namespace']} · profile {data['profile']} · {data['data_dir']}")
+    warm = "-" if store["warm"] is None else store["warm"]
+    print(
+        f"tiers: hot {store['hot']} · warm {warm} · cold {store['cold']} "
+        f"({store['cold_only']} cold only) · {store['pending']} waiting for embedding"
+    )
+    print(
+        f"disk: {_mb(store['disk_bytes'])} ({_mb(store['archive_bytes'])} archive) · "
+        f"cold engine {store['cold_engine']} · embedder {store['warm_embedder'] or 'none'}"
+    )
+    print(f"full history: {data['full_history_tokens']} tokens")
+    caches = " · ".join(
+        f"{name} {c['entries']} ({c['hits']} hits)" for name, c in data["caches"].items()
+    )
+    print(f"caches: {caches}")
+    head = ("replies", "budget", "used", "depth")
+    print(f"{'level':<14} {head[0]:>7} {head[1]:>8} {head[2]:>8} {head[3]:>8} {'share':>6} factor")
+    for level, row in data["usage"].items():
+        cells = [_cell(row[k]) for k in ("mean_budget", "mean_tokens_used", "mean_depth")]
+        share = _cell(row["used_share"])
+        print(
+            f"{level:<14} {row['replies']:>7} {cells[0]:>8} {cells[1]:>8} {cells[2]:>8} "
+            f"{share:>6} {row['factor']:.2f}"
+        )
+
+
+def _list_namespaces(args: argparse.Namespace) -> int:
+    root = root_of(args)
+    rows: list[dict[str, Any]] = []
+    for parts, directory in iter_namespaces(root):
+        size = sum(p.stat().st_size for p in directory.rglob("*") if p.is_file())
+        rows.append({"namespace": parts, "directory": str(directory), "disk_bytes": size})
+    if args.json:
+        print(json.dumps(rows, indent=2, ensure_ascii=False))
+        return 0
+    if not rows:
+        print(f"no namespaces under {root}")
+    for row in rows:
+        named = ", ".join(f"{k}={v!r}" for k, v in row["namespace"].items()) or "(shared)"
+        print(f"{named:<40} {_mb(row['disk_bytes']):>10}  {row['directory']}")
+    return 0
+
+
+def _cell(value: Any) -> str:
+    return "-" if value is None else str(value)
+
+
+def _mb(size: int) -> str:
+    return f"{size / 1_048_576:.1f} MB"

@@ -1,0 +1,183 @@
+"""A bounded pool of open controllers, one per namespace, under one root directory.
+
+Opening a controller costs about a second and holds its data directory's lock, so a service
+keeps the recently used ones open: at most ``isolation.max_open`` idle ones, the least recently
+used closed first. A controller in use (leased) is never closed under its user; when every
+open one is leased the pool runs over its bound until leases return. Thread-safe.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections import OrderedDict
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import TracebackType
+from typing import TYPE_CHECKING
+
+from disclosure.namespaces import Namespace, claim_dir, make_namespace
+from disclosure.profiles import Profile, load_profile
+from tiers.base import Embedder
+from tiers.errors import InvalidInputError
+
+if TYPE_CHECKING:
+    from disclosure.controller import DisclosureController
+
+log = logging.getLogger(__name__)
+
+__all__ = ["ControllerPool"]
+
+
+@dataclass
+class _Entry:
+    ready: threading.Event = field(default_factory=threading.Event)
+    controller: DisclosureController | None = None
+    error: BaseException | None = None
+    leases: int = 0
+
+
+class ControllerPool:
+    """Controllers per namespace under ``root``, opened on demand, LRU-bounded, thread-safe."""
+
+    def __init__(
+        self,
+        profile: str | Path | Profile,
+        *,
+        root: Path | str,
+        embedder: Embedder | str | None = None,
+        max_open: int | None = None,
+    ) -> None:
+        self.profile = load_profile(profile)
+        self.root = Path(root).expanduser()
+        self.max_open = max_open or self.profile.isolation.max_open
+        self._embedder = embedder
+        self._lock = threading.Lock()
+        self._entries: OrderedDict[str, _Entry] = OrderedDict()
+        self._closing: dict[str, threading.Event] = {}
+        self._closed = False
+
+    def namespace(
+        self, parts: Mapping[str, str | None] | None = None, **named: str | None
+    ) -> Namespace:
+        """The namespace these parts name under the profile's isolation (validated)."""
+        return make_namespace(self.profile.isolation, {**(parts or {}), **named})
+
+    @contextmanager
+    def lease(self, namespace: Namespace) -> Iterator[DisclosureController]:
+        """The namespace's controller, kept open (and unevictable) for the ``with`` block."""
+        controller = self.acquire(namespace)
+        try:
+            yield controller
+        finally:
+            self.release(namespace)
+
+    def acquire(self, namespace: Namespace) -> DisclosureController:
+        """Open (or reuse) ``namespace``'s controller; pair with :meth:`release`."""
+        key = namespace.key
+        with self._lock:
+            if self._closed:
+                raise InvalidInputError("this ControllerPool is closed")
+            entry = self._entries.get(key)
+            opener = entry is None
+            if entry is None:
+                entry = self._entries[key] = _Entry()
+            entry.leases += 1
+            self._entries.move_to_end(key)
+            closing = self._closing.get(key)
+        if opener:
+            self._open(key, namespace, entry, closing)
+        else:
+            entry.ready.wait()
+        if entry.controller is None:
+            self._drop_lease(key, entry)
+            raise entry.error or InvalidInputError(f"could not open namespace {namespace}")
+        return entry.controller
+
+    def release(self, namespace: Namespace) -> None:
+        """Return a lease taken by :meth:`acquire`; idle controllers beyond the bound close."""
+        with self._lock:
+            entry = self._entries.get(namespace.key)
+            if entry is not None and entry.leases > 0:
+                entry.leases -= 1
+        self._evict()
+
+    def open_namespaces(self) -> list[str]:
+        """The keys of the namespaces with an open controller, least recently used first."""
+        with self._lock:
+            return [k for k, e in self._entries.items() if e.controller is not None]
+
+    def close(self) -> None:
+        """Close every controller (waiting for none: leases in flight see a closed controller)."""
+        with self._lock:
+            self._closed = True
+            entries = list(self._entries.values())
+            self._entries.clear()
+        for entry in entries:
+            entry.ready.wait()
+            if entry.controller is not None:
+                entry.controller.close()
+
+    def __enter__(self) -> ControllerPool:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    # -- internals ----------------------------------------------------------------------------
+
+    def _open(
+        self, key: str, namespace: Namespace, entry: _Entry, closing: threading.Event | None
+    ) -> None:
+        from disclosure.controller import DisclosureController
+
+        try:
+            if closing is not None:
+                closing.wait()  # the previous controller of this namespace still holds its lock
+            directory = claim_dir(self.root, namespace)
+            entry.controller = DisclosureController(
+                self.profile, data_dir=directory, embedder=self._embedder
+            )
+            log.info("opened namespace %s at %s", namespace, directory)
+        except BaseException as exc:
+            entry.error = exc
+            with self._lock:
+                if self._entries.get(key) is entry:
+                    del self._entries[key]
+        finally:
+            entry.ready.set()
+        self._evict()
+
+    def _drop_lease(self, key: str, entry: _Entry) -> None:
+        with self._lock:
+            entry.leases -= 1
+
+    def _evict(self) -> None:
+        victims: list[tuple[str, _Entry, threading.Event]] = []
+        with self._lock:
+            opened = [(k, e) for k, e in self._entries.items() if e.controller is not None]
+            excess = len(opened) - self.max_open
+            for key, entry in opened:  # least recently used first
+                if excess <= 0:
+                    break
+                if entry.leases == 0:
+                    del self._entries[key]
+                    done = self._closing[key] = threading.Event()
+                    victims.append((key, entry, done))
+                    excess -= 1
+        for key, entry, done in victims:
+            try:
+                if entry.controller is not None:
+                    entry.controller.close()
+            finally:
+                with self._lock:
+                    if self._closing.get(key) is done:
+                        del self._closing[key]
+                done.set()

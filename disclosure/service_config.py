@@ -1,0 +1,85 @@
+"""The profile sections of the service layer: ``isolation``, ``middleware`` and ``service``.
+
+``isolation`` says whose memories are whose (one data directory per namespace, see
+:mod:`disclosure.namespaces`); ``middleware`` how the chat middleware injects and records
+(:mod:`disclosure.middleware`); ``service`` the limits of the HTTP API and the MCP server.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+NAMESPACE_PARTS = ("tenant", "user", "conversation")
+NamespacePart = Literal["tenant", "user", "conversation"]
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class ContextPlacement(StrEnum):
+    """Where the middleware puts the disclosed context among the chat messages."""
+
+    BEFORE_SYSTEM = "before_system"  # the very first message, before any system message
+    AFTER_SYSTEM = "after_system"  # right after the leading system messages
+    BEFORE_LAST_USER = "before_last_user"  # just before the user's new message
+
+
+class IsolationConfig(_Section):
+    """Namespaces: which parts name one (in this order), and how many stores stay open.
+
+    Every namespace has a data directory of its own under the root (archive, Chroma collection,
+    caches, usage history), so one namespace's memories cannot reach another's context.
+    ``scope`` lists the parts, in the order tenant, user, conversation (``[]``: one shared
+    store). A part not given is ``default`` unless ``required`` is on.
+    """
+
+    scope: tuple[NamespacePart, ...] = ("tenant", "user")
+    required: bool = False
+    max_open: int = Field(default=8, ge=1, le=4096)
+
+    @field_validator("scope")
+    @classmethod
+    def _ordered(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        if len(set(value)) != len(value):
+            raise ValueError("must not name a part twice")
+        canonical = tuple(p for p in NAMESPACE_PARTS if p in value)
+        if value != canonical:
+            raise ValueError(f"parts must come in the order {', '.join(NAMESPACE_PARTS)}")
+        return value
+
+
+_PREAMBLE = (
+    "Memory from earlier conversations with this user follows. Use it when it helps, and cite "
+    "what you rely on by its [mem:...] tag."
+)
+
+
+class MiddlewareConfig(_Section):
+    """How the chat middleware injects the context and records the turn.
+
+    ``message_tokens`` is what one chat message costs beyond its content (role and separators,
+    OpenAI's chat format); ``reply_tokens`` the priming of the reply. Both count toward the
+    conversation's own size when the budget is fitted into the model's context window.
+    """
+
+    placement: ContextPlacement = ContextPlacement.AFTER_SYSTEM
+    preamble: str = _PREAMBLE
+    ingest: bool = True
+    feedback: bool = True
+    message_tokens: int = Field(default=4, ge=0, le=64)
+    reply_tokens: int = Field(default=3, ge=0, le=64)
+
+
+class ServiceConfig(_Section):
+    """Limits of the HTTP API (``disclosure serve``) and the MCP server."""
+
+    max_body_bytes: int = Field(default=1_048_576, ge=1024)
+    max_memories: int = Field(default=1000, ge=1)
+    max_query_chars: int = Field(default=4000, ge=1)
+    max_history: int = Field(default=100, ge=0)
+    results_kept: int = Field(default=1024, ge=1)
+    results_ttl_seconds: float = Field(default=3600, gt=0)

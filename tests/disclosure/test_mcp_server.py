@@ -1,0 +1,108 @@
+"""The MCP server's tools, called in process through the mcp package's own client."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("mcp.server.mcpserver", reason="the [mcp] extra is not installed")
+
+from mcp import Client
+
+from disclosure import ControllerPool
+from disclosure.mcp_server import create_mcp_server
+from disclosure.sample import load_sample_conversation
+
+
+@pytest.fixture(scope="module")
+def pool(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ControllerPool]:
+    with ControllerPool("default", root=tmp_path_factory.mktemp("mcp-root")) as pool:
+        with pool.lease(pool.namespace(user="dana")) as controller:
+            controller.ingest(load_sample_conversation())
+        yield pool
+
+
+def call(server: Any, calls: list[tuple[str, dict[str, Any]]]) -> list[Any]:
+    async def run() -> list[Any]:
+        async with Client(server) as client:
+            return [await client.call_tool(name, arguments) for name, arguments in calls]
+
+    return asyncio.run(run())
+
+
+def text(result: Any) -> str:
+    return "\n".join(part.text for part in result.content)
+
+
+def test_the_tools_are_listed_with_their_workflow(pool: ControllerPool) -> None:
+    """search, timeline, get_details and disclose; the instructions explain the three steps."""
+    server = create_mcp_server(pool, namespace={"user": "dana"})
+
+    async def listing() -> tuple[list[str], str | None]:
+        async with Client(server) as client:
+            tools = await client.list_tools()
+            return [t.name for t in tools.tools], client.instructions
+
+    names, instructions = asyncio.run(listing())
+    assert names == ["search", "timeline", "get_details", "disclose"]
+    assert instructions is not None and "three steps" in instructions
+
+
+def test_search_then_timeline_then_details(pool: ControllerPool) -> None:
+    """Layer 1 gives citations and summaries; layer 2 the neighbours; layer 3 the full text."""
+    server = create_mcp_server(pool, namespace={"user": "dana"})
+    (found,) = call(server, [("search", {"query": "billing database postgres", "limit": 4})])
+    assert not found.is_error
+    results = found.structured_content["results"]
+    assert 1 <= len(results) <= 4
+    assert all(r["citation"].startswith("mem:") and r["summary"] for r in results)
+    top = results[0]["citation"]
+    timeline, details = call(
+        server, [("timeline", {"refs": [top], "window": 1}), ("get_details", {"refs": [top]})]
+    )
+    assert f"[{top}]" in text(timeline) and "\u2192" in text(timeline)
+    assert f"### [{top}]" in text(details)
+    assert len(text(details)) > len(results[0]["summary"])
+
+
+def test_disclose_returns_the_context_and_the_savings(pool: ControllerPool) -> None:
+    """disclose: the controller's own level and budget, with citations and the savings line."""
+    server = create_mcp_server(pool, namespace={"user": "dana"})
+    (result,) = call(server, [("disclose", {"query": "Why did we move billing off SQLite?"})])
+    data = result.structured_content
+    assert "Postgres" in data["text"] and data["citations"]
+    assert data["tokens_used"] <= data["budget"]
+    assert "savings" in data["savings_line"]
+
+
+def test_the_server_is_bound_to_its_namespace(pool: ControllerPool) -> None:
+    """Eve's server finds nothing of Dana's, even by Dana's citations; errors are tool errors."""
+    dana = create_mcp_server(pool, namespace={"user": "dana"})
+    (found,) = call(dana, [("search", {"query": "postgres", "limit": 1})])
+    citation = found.structured_content["results"][0]["citation"]
+    eve = create_mcp_server(pool, namespace={"user": "eve"})
+    search, details, disclosed = call(
+        eve,
+        [
+            ("search", {"query": "postgres"}),
+            ("get_details", {"refs": [citation]}),
+            ("disclose", {"query": "postgres", "level": "comprehensive"}),
+        ],
+    )
+    assert search.structured_content["results"] == []
+    assert details.is_error and "no memory has the id or citation" in text(details)
+    assert "Postgres" not in disclosed.structured_content["text"]
+    (bad,) = call(eve, [("search", {"query": "x", "limit": 1000})])
+    assert bad.is_error and "limit must lie between" in text(bad)
+
+
+def test_a_bad_namespace_is_refused_when_the_server_is_made(tmp_path: Path) -> None:
+    """The namespace is validated before any tool can run."""
+    from tiers.errors import NamespaceError
+
+    with ControllerPool("default", root=tmp_path) as pool, pytest.raises(NamespaceError):
+        create_mcp_server(pool, namespace={"user": "../dana"})
