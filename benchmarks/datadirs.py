@@ -60,9 +60,11 @@ def ensure_warm(n: int) -> dict[str, Any]:
         return record
     shutil.rmtree(path, ignore_errors=True)
     from disclosure.controller import DisclosureController
+    from disclosure.profiles import load_profile
     from tiers import get_embedder
 
-    texts, vectors = corpus_vectors(n, get_embedder("auto"), seed=SEED)
+    context = load_profile("default").tiers.warm.context
+    texts, vectors = corpus_vectors(n, get_embedder("auto"), seed=SEED, context=context)
     embedder = CachedEmbedder(get_embedder("auto"), texts, vectors)
     started = time.perf_counter()
     with DisclosureController.from_profile("default", data_dir=path, embedder=embedder) as ctl:

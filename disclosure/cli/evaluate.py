@@ -45,6 +45,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="the --profile systems' budget: learned, kept at its start, or the level ceiling",
     )
     systems.add_argument(
+        "--match-tokens",
+        metavar="PROFILE",
+        help="also run the budgeted baselines at this profile's mean context tokens",
+    )
+    systems.add_argument(
         "--oracle",
         action="store_true",
         help="also run each profile at every fixed level; report the analyzer's oracle level",
@@ -129,6 +134,7 @@ def _override(data: dict[str, Any], args: argparse.Namespace) -> None:
         "reference": args.reference,
         "seed": args.seed,
         "oracle": True if args.oracle else None,
+        "match_tokens": args.match_tokens,
     }
     data.update({k: v for k, v in top.items() if v is not None})
     dataset = dict(data.get("dataset") or {})

@@ -146,6 +146,7 @@ class Experiment(_Strict):
     encoding: str = "cl100k_base"
     bootstrap: BootstrapSpec = BootstrapSpec()
     oracle: bool = False
+    match_tokens: str | None = None
 
     @field_validator("profiles", mode="before")
     @classmethod
@@ -187,6 +188,12 @@ class Experiment(_Strict):
             raise ValueError("name at least one profile or baseline")
         if self.oracle and not self.oracle_runs():
             raise ValueError("oracle: needs a profile without a fixed level or budget")
+        profiles = [p.name for p in self.profile_specs()]
+        if self.match_tokens is not None and self.match_tokens not in profiles:
+            raise ValueError(
+                f"match_tokens: {self.match_tokens!r} is none of the profiles "
+                f"({', '.join(profiles) or 'none given'})"
+            )
         if any(b != "full" for b in self.baselines) and not self.budgets:
             raise ValueError("budgets: the budgeted baselines need at least one budget")
         labels = self.system_labels()
@@ -230,7 +237,14 @@ class Experiment(_Strict):
                 labels.append(BASELINE_PREFIX + name)
             else:
                 labels.extend(f"{BASELINE_PREFIX}{name}@{b}" for b in self.budgets)
-        return labels
+        return labels + self.matched_labels()
+
+    def matched_labels(self) -> list[str]:
+        """With ``match_tokens``: each budgeted baseline at that profile's mean context tokens,
+        labelled ``baseline:<name>@<profile>`` (the budget is known once the profile ran)."""
+        if self.match_tokens is None:
+            return []
+        return [f"{BASELINE_PREFIX}{n}@{self.match_tokens}" for n in self.baselines if n != "full"]
 
     @property
     def reference_label(self) -> str:

@@ -23,7 +23,7 @@ import tempfile
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal, Protocol, runtime_checkable
@@ -214,7 +214,8 @@ def run_experiment(
         _work_area(work_dir) as root,
         _progress(len(systems) * len(dataset.questions), progress) as bar,
     ):
-        for system in systems:
+
+        def run(system: System) -> None:
             bar.set_description(system.label)
             for conversation in conversations:
                 data_dir = root / _slug(system.label) / _slug(conversation.id)
@@ -225,14 +226,42 @@ def run_experiment(
                         full_tokens=full_tokens[conversation.id], observers=observers, bar=bar,
                     )
                 )  # fmt: skip
+
+        for system in systems:
+            run(system)
+        matched = _matched_systems(experiment, systems, records, counter)
+        bar.total += len(matched) * len(dataset.questions)
+        for system in matched:
+            run(system)
     return RunResult(
         experiment=experiment,
         dataset=dataset,
-        systems=tuple(systems),
+        systems=(*systems, *matched),
         records=tuple(records),
         full_tokens=full_tokens,
         duration_s=time.perf_counter() - started,
     )
+
+
+def _matched_systems(
+    experiment: Experiment,
+    systems: Sequence[System],
+    records: Sequence[QuestionRecord],
+    counter: TokenCounter,
+) -> list[System]:
+    """``match_tokens``: the budgeted baselines at that profile's mean context tokens."""
+    target = experiment.match_tokens
+    if target is None or target not in {s.label for s in systems}:
+        return []
+    tokens = [r.context_tokens for r in records if r.system == target]
+    budget = max(round(sum(tokens) / len(tokens)), 1)
+    matched = []
+    for name in experiment.baselines:
+        if name == "full":
+            continue
+        (system,) = baseline_systems(name, [budget], counter=counter)
+        matched.append(replace(system, label=f"{BASELINE_PREFIX}{name}@{target}"))
+    return matched
 
 
 def _run_conversation(

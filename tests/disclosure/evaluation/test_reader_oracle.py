@@ -279,3 +279,28 @@ def test_cli_flags_set_the_reader_the_adaptive_mode_and_the_oracle() -> None:
     bare = parser.parse_args(["eval", "--baseline", "bm25", "--reader", "cite-gold"])
     with pytest.raises(UsageError, match="--reader and --adaptive"):
         _experiment(bare)
+
+
+def test_match_tokens_runs_the_budgeted_baselines_at_the_profiles_mean_tokens() -> None:
+    """After the profiles, each budgeted baseline runs once more at the named profile's mean
+    context tokens, labelled baseline:<name>@<profile>; the name must be a profile."""
+    from disclosure.evaluation import (
+        experiment_systems,
+        load_dataset,
+        load_experiment,
+        run_experiment,
+    )
+
+    tiny = load_experiment(Path(__file__).resolve().parents[3] / "configs" / "ab" / "tiny.yaml")
+    data = tiny.model_dump(exclude_unset=True) | {"match_tokens": "long-memory", "budgets": [40]}
+    data["reference"] = "long-memory"
+    experiment = validate_experiment(data)
+    dataset = load_dataset(experiment.dataset, seed=experiment.seed)
+    run = run_experiment(experiment, dataset, experiment_systems(experiment), progress=False)
+    assert run.labels[-2:] == ["baseline:bm25@long-memory", "baseline:recency@long-memory"]
+    assert run.labels == experiment.system_labels()
+    profile = run.by_system["long-memory"]
+    mean = round(sum(r.context_tokens for r in profile) / len(profile))
+    assert {r.budget for r in run.by_system["baseline:bm25@long-memory"]} == {mean}
+    with pytest.raises(ExperimentError, match="match_tokens: 'chat' is none of the profiles"):
+        validate_experiment(data | {"match_tokens": "chat"})
