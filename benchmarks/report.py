@@ -35,7 +35,9 @@ def _intro(results: dict[str, Any]) -> str:
         f"Measured {results.get('when', '?')} on {machine.get('cpus', '?')} shared CPU cores "
         f"(Python {machine.get('python', '?')}; load average at the end "
         f"{machine.get('load_avg_at_end', '?')}). Reproduce: `python -m benchmarks.run --full` "
-        "(data directories are cached under `benchmarks/.cache`; the first run builds them). "
+        "(about 3 minutes once the data directories are cached under `benchmarks/.cache`; the "
+        "first run builds them, about 35 minutes here: embedding 100k turns once, then a 1M "
+        "archive). "
         "Synthetic chat turns from `benchmarks/corpus.py` (seed 3); queries are 5 words drawn "
         "from random turns, a distinct set of 200 per level; levels are forced; the process is "
         "warm (store open, 20 queries first); no answer comes from a cache except in the "
@@ -98,23 +100,42 @@ def _cache(results: dict[str, Any]) -> str:
 
 def _footprint(results: dict[str, Any]) -> str:
     header = ["scenario", "memories", "warm", "disk MB", "disk bytes / memory",
-              "RSS MB (profile)", "build ingest / s"]  # fmt: skip
+              "RSS MB (profile)", "RSS bytes / memory", "build ingest / s"]  # fmt: skip
     rows = []
-    for scenario, build in results["builds"].items():
+    smallest = _smallest_runs(results)
+    for scenario, build in sorted(results["builds"].items(), key=lambda kv: kv[1]["memories"]):
         runs = [r for k, r in results["disclose"].items() if k.split("/")[0] == scenario]
         rss = ", ".join(f"{r['rss_mb']:.0f} ({r['profile']})" for r in runs)
+        growth = ", ".join(_rss_per_memory(r, smallest.get(r["profile"])) for r in runs)
         speed = build.get("ingest_per_s") or build.get("cold_append_per_s")
         rows.append([scenario, f"{build['memories']:,}", f"{build['warm']:,}",
                      f"{build['disk_bytes'] / 1e6:,.0f}",
                      f"{build['disk_bytes'] / build['memories']:,.0f}", rss or "-",
-                     f"{speed:,}" if speed else "-"])  # fmt: skip
+                     growth or "-", f"{speed:,}" if speed else "-"])  # fmt: skip
     note = (
         "RSS: the benchmark process after opening the store and asking ~900 queries (Python, "
-        "spaCy rules, tiktoken, onnxruntime and the Chroma HNSW index included). Build ingest: "
-        "`DisclosureController.ingest` in batches of 1,000 with cached vectors (warm), or the "
-        "archive-only append of the cold part (no embedding)."
+        "spaCy rules, tiktoken, onnxruntime and Chroma included: most of it is fixed). RSS "
+        "bytes / memory: the growth over the smallest scenario of the same profile, per memory "
+        "added. Build ingest: `DisclosureController.ingest` in batches of 1,000 with cached "
+        "vectors (warm), or the archive-only append of the cold part (no embedding)."
     )
     return "## Memory and disk\n\n" + note + "\n\n" + _table(header, rows)
+
+
+def _smallest_runs(results: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    smallest: dict[str, dict[str, Any]] = {}
+    for run in results["disclose"].values():
+        known = smallest.get(run["profile"])
+        if known is None or run["memories"] < known["memories"]:
+            smallest[run["profile"]] = run
+    return smallest
+
+
+def _rss_per_memory(run: dict[str, Any], base: dict[str, Any] | None) -> str:
+    if base is None or run["memories"] <= base["memories"]:
+        return "-"
+    per = (run["rss_mb"] - base["rss_mb"]) * 1e6 / (run["memories"] - base["memories"])
+    return f"{per:,.0f}"
 
 
 def _ingest(results: dict[str, Any]) -> str:

@@ -3,6 +3,7 @@
     python -m benchmarks.run                       # 1k and 10k warm, ingest: a few minutes
     python -m benchmarks.run --full                # + 100k warm and the 1M cold archive
     python -m benchmarks.run --sizes 10000 --profiles default --skip-ingest
+    python -m benchmarks.run --report-only           # RESULTS.md from the JSON, nothing run
 
 Never run by the test suite. Each measurement runs in its own subprocess (clean RSS). Data
 directories are built once and cached under ``benchmarks/.cache`` (gitignored; see
@@ -217,10 +218,14 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--queries", type=int, default=200, help="distinct queries per level")
     parser.add_argument("--ingest", type=int, default=2_000, help="memories for the ingest run")
     parser.add_argument("--skip-ingest", action="store_true")
+    parser.add_argument("--report-only", action="store_true", help="rewrite RESULTS.md only")
     args = parser.parse_args(argv)
     if args.phase:
         typed = [int(a) if a.isdigit() else a for a in args.phase_args]
         print(json.dumps(PHASES[args.phase](*typed)))
+        return
+    if args.report_only:
+        print(write_markdown(_load(), RESULTS / "RESULTS.md"))
         return
     results = _load()
     started = time.perf_counter()
