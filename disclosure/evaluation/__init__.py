@@ -11,6 +11,13 @@
     dataset = load_dataset(experiment.dataset, seed=experiment.seed)
     run = run_experiment(experiment, dataset, experiment_systems(experiment))
     write_report(build_report(run), Path("results/locomo-dev"))
+
+Beyond A/B/n: a profile may run with a simulated reader whose replies go back through
+``feedback`` (``reader: cite-gold``) and with its budget learning on or off (``adaptive``): the
+report then compares them (``configs/ab/adaptive-budget.yaml``); ``oracle: true`` runs each
+profile at every fixed level and reports the analyzer against each question's oracle level
+(``configs/ab/analyzer-oracle.yaml``); ``match_tokens`` runs the baselines at a profile's mean
+tokens.
 """
 
 from disclosure.evaluation.adaptive import adaptive_pairs
