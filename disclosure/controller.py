@@ -258,7 +258,9 @@ class DisclosureController:
         memory = self._resolve(id_or_citation)
         if memory is None:
             raise MemoryNotFoundError(f"no memory has the id or citation {id_or_citation!r}")
-        item = self._item(memory, 1.0, "cold", Layer.DETAIL, window=1)
+        neighbours = self.gatherer.neighbours(memory, 1)
+        cites = self._citations([memory.id, *(n.id for n in neighbours)])
+        item = self._item(memory, 1.0, "cold", Layer.DETAIL, neighbours=neighbours, cites=cites)
         fmt = get_formatter("detail", self.profile.formatting)
         return fmt.render([item], budget=_SHOW_BUDGET, counter=self.counter).text
 
@@ -286,6 +288,7 @@ class DisclosureController:
             len(report.used),
             len(result.items),
             bool(result.omitted),
+            start=self.budget.start(result.analysis.complexity),
         )
         self.budget.record(result.level, usage)
         if report.used:
@@ -400,33 +403,45 @@ class DisclosureController:
         """Priority order: named memories first, then the expanded ones in the order the
         expansion chose them, then the rest by rank."""
         window = self.profile.expansion.timeline_window
-        named = [self._item(m, 1.0, "cold", Layer.DETAIL, window=min(window, 1)) for m in explicit]
+        plan: list[tuple[Memory, float, str, Layer, int]] = [
+            (m, 1.0, "cold", Layer.DETAIL, min(window, 1)) for m in explicit
+        ]
         seen = {m.id for m in explicit}
         found = {c.id: c for c in candidates}
         chosen = [i for i in layers if i not in seen]
         fetched = {m.id: m for m in self.store.get([i for i in chosen if i not in found])}
-        expanded = []
         for memory_id in chosen:
             hit = found.get(memory_id)
             memory = hit.memory if hit else fetched.get(memory_id)
             if memory is not None:
                 score, tier = (hit.score, hit.tier) if hit else (1.0, "cold")
-                expanded.append(self._item(memory, score, tier, layers[memory_id], window=window))
+                plan.append((memory, score, tier, layers[memory_id], window))
                 seen.add(memory_id)
-        rest = [
-            self._item(c.memory, c.score, c.tier, Layer.INDEX, window=window)
-            for c in candidates
-            if c.id not in seen
+        plan += [
+            (c.memory, c.score, c.tier, Layer.INDEX, window) for c in candidates if c.id not in seen
         ]
-        return [*named, *expanded, *rest]
+        around = {
+            m.id: self.gatherer.neighbours(m, w)
+            for m, _, _, layer, w in plan
+            if layer is not Layer.INDEX and w > 0
+        }
+        ids = [m.id for m, *_ in plan] + [n.id for ns in around.values() for n in ns]
+        cites = self._citations(ids)  # one lookup for the whole context
+        return [
+            self._item(m, score, tier, layer, neighbours=around.get(m.id, []), cites=cites)
+            for m, score, tier, layer, _ in plan
+        ]
 
     def _item(
-        self, memory: Memory, score: float, tier: str, layer: Layer, *, window: int
+        self,
+        memory: Memory,
+        score: float,
+        tier: str,
+        layer: Layer,
+        *,
+        neighbours: Sequence[Memory],
+        cites: Mapping[str, str],
     ) -> RenderItem:
-        neighbours: list[Memory] = []
-        if layer is not Layer.INDEX and window > 0:
-            neighbours = self.gatherer.neighbours(memory, window)
-        cites = self._citations([memory.id, *(n.id for n in neighbours)])
         return RenderItem(
             memory=memory,
             citation=cites.get(memory.id, ""),

@@ -4,8 +4,9 @@ An item counts as used when the reply cites it (``[mem:a7Bc3x]`` or ``mem:a7Bc3x
 reply carries enough of its words: at least ``min_shared_words`` of the item's informative words
 (stopwords dropped, the lexical tiers' tokenisation) and at least ``min_overlap`` of them.
 
-The *depth* of a reply is where, in rank order, its deepest used item ends: the tokens of every
-disclosed item up to and including it. The adaptive budget learns from depths (``budget``).
+The *depth* of a reply is where, in packing order, its deepest used item ends: the tokens of every
+disclosed item up to and including it, plus the context's frame (header, separators) that no item
+pays for. The adaptive budget learns from depths (``budget``).
 """
 
 from __future__ import annotations
@@ -69,12 +70,16 @@ def measure(
 
 
 def _depth(result: DisclosureResult, used: set[str]) -> int:
+    """Where the deepest used item ends, in packing order, the context's frame included (the
+    header and separators no item pays for): the budget it takes to show that item again."""
     position = deepest = 0
-    for item in result.items:  # rank order
+    for item in result.items:  # packing (priority) order
         position += item.tokens
         if item.id in used:
             deepest = position
-    return deepest
+    if not deepest:
+        return 0
+    return deepest + max(result.tokens_used - position, 0)
 
 
 def _code(citation: str) -> str:

@@ -82,12 +82,11 @@ class BudgetLearningConfig(_Section):
     """How the adaptive budget learns from feedback (see ``disclosure.budget``)."""
 
     history: int = Field(default=100, gt=0)
-    min_observations: int = Field(default=5, ge=1)
-    quantile: float = Field(default=0.9, gt=0.0, le=1.0)
-    margin: float = Field(default=0.15, ge=0.0, le=2.0)
-    near_cut: float = Field(default=0.85, gt=0.0, le=1.0)
-    grow_share: float = Field(default=0.25, gt=0.0, le=1.0)
-    grow_factor: float = Field(default=1.3, ge=1.0, le=4.0)
+    min_observations: int = Field(default=10, ge=1)
+    quantile: float = Field(default=0.95, gt=0.0, le=1.0)
+    margin: float = Field(default=0.2, ge=0.0, le=2.0)
+    probe_every: int = Field(default=4, ge=0)
+    probe_scale: float = Field(default=1.25, ge=1.0, le=4.0)
     min_factor: float = Field(default=0.3, gt=0.0, le=1.0)
     max_factor: float = Field(default=2.0, ge=1.0, le=10.0)
 

@@ -30,7 +30,7 @@ from tiers.errors import InvalidInputError, MemoryNotFoundError, StorageError, T
 from tiers.history import history_line
 from tiers.lexical import Change, LexicalEngine, make_engine
 from tiers.memory import Memory, ScoredMemory
-from tiers.schema import ARCHIVE_FILE, connect, quick_check, translate_errors
+from tiers.schema import ARCHIVE_FILE, WARM_INDEXED, connect, quick_check, translate_errors
 from tiers.text import Tokenizer
 
 logger = logging.getLogger(__name__)
@@ -277,6 +277,10 @@ class ColdArchive:
         found = self._rows("id", list(dict.fromkeys(ids)))
         return [found[i] for i in ids if i in found]
 
+    def get_indexed(self, ids: Sequence[str]) -> dict[str, Memory]:
+        """Those of ``ids`` whose current content the warm index holds a vector of, by id."""
+        return self._rows("id", list(dict.fromkeys(ids)), where=f"warm = {WARM_INDEXED}")
+
     def count(self) -> int:
         with self._lock:
             return self._count
@@ -433,12 +437,13 @@ class ColdArchive:
         with self._lock, translate_errors(self.path):
             return self._connection().execute(sql, params).fetchall()
 
-    def _rows(self, column: str, keys: Sequence[Any]) -> dict[Any, Memory]:
+    def _rows(self, column: str, keys: Sequence[Any], *, where: str = "1") -> dict[Any, Memory]:
         out: dict[Any, Memory] = {}
         for chunk in _chunks(keys):
             marks = ",".join("?" * len(chunk))
             for seq, memory_id, body in self._all(
-                f"SELECT {_COLUMNS} FROM memories WHERE {column} IN ({marks})", tuple(chunk)
+                f"SELECT {_COLUMNS} FROM memories WHERE {column} IN ({marks}) AND {where}",
+                tuple(chunk),
             ):
                 out[seq if column == "seq" else memory_id] = Memory.from_json(body)
         return out

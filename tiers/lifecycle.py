@@ -59,6 +59,13 @@ class WarmIndex(Protocol):
     def evict_least_used(self, n: int) -> list[str]: ...
 
 
+@runtime_checkable
+class IdSearch(Protocol):
+    """A warm index that can answer a search with ``(id, score)`` pairs only."""
+
+    def search_ids(self, query: str, k: int) -> list[tuple[str, float]]: ...
+
+
 class WarmSync:
     """Drains the outbox into the warm tier; one drainer at a time."""
 

@@ -7,11 +7,14 @@ dict is never shared with the store.
 
 from __future__ import annotations
 
+import copy
 import json
 import math
+import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from enum import StrEnum
+from functools import lru_cache
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
@@ -20,6 +23,8 @@ from tiers.errors import MemoryValidationError, describe_validation_error
 
 MAX_ID_LENGTH = 256
 MAX_SUMMARY_CHARS = 100
+PARSED_CACHE_SIZE = 8192  # parsed records kept by from_json (the same JSON comes back often)
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
 
 class MemoryKind(StrEnum):
@@ -71,7 +76,7 @@ class Memory(BaseModel):
             raise ValueError("must not be blank")
         if value != value.strip():
             raise ValueError("must not start or end with whitespace")
-        if any(ord(ch) < 32 or ord(ch) == 127 for ch in value):
+        if _CONTROL.search(value):
             raise ValueError("must not contain control characters")
         return value
 
@@ -134,8 +139,24 @@ class Memory(BaseModel):
 
     @classmethod
     def from_json(cls, text: str | bytes) -> Memory:
-        """Rebuild a Memory written by :meth:`to_json`."""
-        return cls(**json.loads(text))
+        """Rebuild a Memory written by :meth:`to_json`.
+
+        The archive and the warm index hand the same records back query after query, so parsed
+        records are kept (an LRU of :data:`PARSED_CACHE_SIZE`, keyed by the JSON text: a changed
+        record is a new key). A Memory is immutable, so one instance serves every reader; one
+        with metadata comes back with its own copy of that mapping.
+        """
+        if cls is not Memory:
+            return cls(**json.loads(text))
+        memory = _parse(text.decode("utf-8") if isinstance(text, bytes) else text)
+        if memory.metadata:
+            return memory.model_copy(update={"metadata": copy.deepcopy(memory.metadata)})
+        return memory
+
+
+@lru_cache(maxsize=PARSED_CACHE_SIZE)
+def _parse(text: str) -> Memory:
+    return Memory(**json.loads(text))
 
 
 @dataclass(frozen=True, slots=True)

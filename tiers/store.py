@@ -9,7 +9,9 @@ directory rebuilds the hot set from the archive's newest memories and re-queues 
 warm index lacks.
 
 The store never returns a warm hit the archive does not back: warm hits are re-read from the
-archive, and dropped if their memory was forgotten or changed since it was embedded.
+archive, and dropped if their memory was forgotten or changed since it was embedded (a warm
+index that answers with ids only is checked against the archive's record of which memories'
+current content has a vector: nothing stored in Chroma is fetched or parsed).
 
 Data directory layout: ``archive.sqlite3`` (+ ``-wal``/``-shm``), ``warm/`` (Chroma, when the
 store builds the warm tier), ``.lock`` (one store per directory at a time).
@@ -30,7 +32,14 @@ from tiers.cold import ArchiveTxn, ColdArchive, LineCounter, content_sha
 from tiers.config import TiersConfig
 from tiers.errors import InvalidInputError, MemoryValidationError, TierClosedError
 from tiers.hot import HotTier
-from tiers.lifecycle import DrainWorker, WarmIndex, WarmSync, count_uses, requeue_for_warm
+from tiers.lifecycle import (
+    DrainWorker,
+    IdSearch,
+    WarmIndex,
+    WarmSync,
+    count_uses,
+    requeue_for_warm,
+)
 from tiers.locking import DirectoryLock
 from tiers.memory import Memory, ScoredMemory
 from tiers.outbox import Outbox, OutboxItem
@@ -345,6 +354,11 @@ class TieredStore:
     def _search_warm(self, query: str, k: int) -> list[ScoredMemory]:
         if self.warm is None:
             return []
+        if isinstance(self.warm, IdSearch):  # ids only; the archive says which vectors are current
+            pairs = self.warm.search_ids(query, k)
+            current = self._archive.get_indexed([i for i, _ in pairs])
+            fresh = [(current[i], score) for i, score in pairs if i in current]
+            return [ScoredMemory(m, self.warm.name, s, rank) for rank, (m, s) in enumerate(fresh)]
         hits = self.warm.search(query, k)
         current = {m.id: m for m in self._archive.get([h.id for h in hits])}
         kept = [h for h in hits if h.id in current and current[h.id].content == h.memory.content]

@@ -196,6 +196,31 @@ class WarmTier:
             raise TierUnavailableError(f"embedder {self.embedder.name!r} failed: {exc}") from exc
         return self.search_vector(vector, k)
 
+    def search_ids(self, query: str, k: int) -> list[tuple[str, float]]:
+        """Like :meth:`search`, as ``(id, score)`` pairs: nothing stored is fetched or parsed
+        (the store reads the memories from the archive, which it does anyway)."""
+        self._check_open()
+        if k <= 0 or not query.strip():
+            return []
+        try:
+            vector = self._queries.vector(query)
+        except DisclosureError:
+            raise
+        except Exception as exc:
+            raise TierUnavailableError(f"embedder {self.embedder.name!r} failed: {exc}") from exc
+        try:
+            result = self._collection.query(
+                query_embeddings=[np.asarray(vector, dtype=np.float32).reshape(-1)],
+                n_results=k,
+                include=["distances"],
+            )
+        except Exception as exc:
+            raise self._failure("query", exc) from exc
+        return [
+            (str(i), min(1.0, max(0.0, 1.0 - float(d))))
+            for i, d in zip(result["ids"][0], result["distances"][0], strict=False)
+        ]
+
     def search_vector(self, vector: npt.ArrayLike, k: int) -> list[ScoredMemory]:
         """Like :meth:`search` with a precomputed query vector (1-D, the embedder's dimension)."""
         self._check_open()

@@ -34,6 +34,26 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     systems.add_argument(
         "--baselines-only", action="store_true", help="skip the profiles (no controller needed)"
     )
+    systems.add_argument(
+        "--reader",
+        choices=("cite-gold",),
+        help="a simulated reader whose replies go back through feedback (--profile systems)",
+    )
+    systems.add_argument(
+        "--adaptive",
+        choices=("learn", "start", "ceiling"),
+        help="the --profile systems' budget: learned, kept at its start, or the level ceiling",
+    )
+    systems.add_argument(
+        "--match-tokens",
+        metavar="PROFILE",
+        help="also run the budgeted baselines at this profile's mean context tokens",
+    )
+    systems.add_argument(
+        "--oracle",
+        action="store_true",
+        help="also run each profile at every fixed level; report the analyzer's oracle level",
+    )
     data = parser.add_argument_group("data")
     data.add_argument("--dataset", type=Path, help="a LoCoMo JSON file, or JSONL file/directory")
     data.add_argument(
@@ -108,11 +128,13 @@ def _experiment(args: argparse.Namespace) -> Any:
 def _override(data: dict[str, Any], args: argparse.Namespace) -> None:
     top = {
         "name": args.name,
-        "profiles": args.profile,
+        "profiles": _profiles(args),
         "baselines": args.baseline,
         "budgets": args.budget,
         "reference": args.reference,
         "seed": args.seed,
+        "oracle": True if args.oracle else None,
+        "match_tokens": args.match_tokens,
     }
     data.update({k: v for k, v in top.items() if v is not None})
     dataset = dict(data.get("dataset") or {})
@@ -129,6 +151,19 @@ def _override(data: dict[str, Any], args: argparse.Namespace) -> None:
     given = {"resamples": args.resamples, "unit": args.bootstrap_unit}
     boot.update({k: v for k, v in given.items() if v is not None})
     data["bootstrap"] = boot
+
+
+def _profiles(args: argparse.Namespace) -> list[Any] | None:
+    """``--profile`` names, with ``--reader`` and ``--adaptive`` applied to each."""
+    if not args.profile:
+        if args.reader or args.adaptive:
+            from disclosure.cli import UsageError
+
+            raise UsageError("eval: --reader and --adaptive apply to --profile systems")
+        return None
+    extra = {"reader": args.reader, "adaptive": args.adaptive}
+    extra = {k: v for k, v in extra.items() if v is not None}
+    return [{"profile": name, **extra} if extra else name for name in args.profile]
 
 
 def _format_of(path: Path | None) -> str | None:

@@ -67,30 +67,61 @@ class DatasetSpec(_Strict):
         return DEFAULT_CATEGORIES if self.format == "locomo" else None
 
 
+AdaptiveMode = Literal["learn", "start", "ceiling"]
+ReaderName = Literal["cite-gold"]
+
+
 class ProfileSpec(_Strict):
     """A profile to evaluate, with optional fixed level and budget (the analyzer's and the
-    adaptive budget's choices otherwise)."""
+    adaptive budget's choices otherwise).
+
+    ``reader``: a simulated reader whose reply to each disclosure goes back through
+    ``feedback`` before the next question (``cite-gold``: cites the disclosed gold evidence;
+    see :mod:`disclosure.evaluation.reader`). ``adaptive`` overrides the profile's budget:
+    ``learn`` (or ``true``) learns from feedback, ``start`` (or ``false``) keeps every budget at
+    its start, ``default x (0.5 + complexity)``, ``ceiling`` uses the level's ``max_tokens``
+    (the profile's ``budget.adaptive: false``).
+    """
 
     profile: str = Field(min_length=1)
     label: str | None = None
     level: DisclosureLevel | None = None
     budget: int | None = Field(default=None, gt=0)
+    reader: ReaderName | None = None
+    adaptive: AdaptiveMode | None = None
 
     @field_validator("level", mode="before")
     @classmethod
     def _level(cls, value: object) -> object:
         return DisclosureLevel.parse(str(value)) if value is not None else None
 
+    @field_validator("adaptive", mode="before")
+    @classmethod
+    def _adaptive(cls, value: object) -> object:
+        if isinstance(value, bool):
+            return "learn" if value else "start"
+        return value
+
     @property
     def name(self) -> str:
-        """The label in reports: the given one, else the profile (plus any fixed level/budget)."""
+        """The label in reports: the given one, else the profile (plus any fixed level/budget,
+        adaptive mode and reader)."""
         if self.label:
             return self.label
         base = Path(self.profile).stem if "/" in self.profile else self.profile
         suffix = "".join(
-            [f"@{self.level.value}" if self.level else "", f"@{self.budget}" if self.budget else ""]
+            [
+                f"@{self.level.value}" if self.level else "",
+                f"@{self.budget}" if self.budget else "",
+                f"/{self.adaptive}" if self.adaptive else "",
+                f"+{self.reader}" if self.reader else "",
+            ]
         )
         return base + suffix
+
+    def at_level(self, level: DisclosureLevel) -> ProfileSpec:
+        """This spec at a fixed ``level``, labelled ``<name>@<level>`` (the oracle's runs)."""
+        return self.model_copy(update={"level": level, "label": f"{self.name}@{level.value}"})
 
 
 class BootstrapSpec(_Strict):
@@ -114,6 +145,8 @@ class Experiment(_Strict):
     reference: str | None = None
     encoding: str = "cl100k_base"
     bootstrap: BootstrapSpec = BootstrapSpec()
+    oracle: bool = False
+    match_tokens: str | None = None
 
     @field_validator("profiles", mode="before")
     @classmethod
@@ -153,6 +186,14 @@ class Experiment(_Strict):
     def _consistent(self) -> Experiment:
         if not self.profiles and not self.baselines:
             raise ValueError("name at least one profile or baseline")
+        if self.oracle and not self.oracle_runs():
+            raise ValueError("oracle: needs a profile without a fixed level or budget")
+        profiles = [p.name for p in self.profile_specs()]
+        if self.match_tokens is not None and self.match_tokens not in profiles:
+            raise ValueError(
+                f"match_tokens: {self.match_tokens!r} is none of the profiles "
+                f"({', '.join(profiles) or 'none given'})"
+            )
         if any(b != "full" for b in self.baselines) and not self.budgets:
             raise ValueError("budgets: the budgeted baselines need at least one budget")
         labels = self.system_labels()
@@ -165,15 +206,45 @@ class Experiment(_Strict):
             raise ValueError(f"reference: {self.reference!r} is none of {', '.join(labels)}")
         return self
 
+    def oracle_runs(self) -> list[tuple[ProfileSpec, list[ProfileSpec]]]:
+        """With ``oracle``: each profile the analyzer drives (no fixed level or budget), with
+        the same profile at every fixed level (the oracle level's candidates)."""
+        if not self.oracle:
+            return []
+        return [
+            (spec, [spec.at_level(level) for level in DisclosureLevel])
+            for spec in self.profiles
+            if spec.level is None and spec.budget is None
+        ]
+
+    def profile_specs(self) -> list[ProfileSpec]:
+        """Every profile system in run order: the listed ones, then the oracle's fixed levels
+        (those not listed already)."""
+        specs = list(self.profiles)
+        labels = {s.name for s in specs}
+        for _, fixed in self.oracle_runs():
+            for spec in fixed:
+                if spec.name not in labels:
+                    labels.add(spec.name)
+                    specs.append(spec)
+        return specs
+
     def system_labels(self) -> list[str]:
         """Every system's report label, profiles first, in the order they run."""
-        labels = [p.name for p in self.profiles]
+        labels = [p.name for p in self.profile_specs()]
         for name in self.baselines:
             if name == "full":
                 labels.append(BASELINE_PREFIX + name)
             else:
                 labels.extend(f"{BASELINE_PREFIX}{name}@{b}" for b in self.budgets)
-        return labels
+        return labels + self.matched_labels()
+
+    def matched_labels(self) -> list[str]:
+        """With ``match_tokens``: each budgeted baseline at that profile's mean context tokens,
+        labelled ``baseline:<name>@<profile>`` (the budget is known once the profile ran)."""
+        if self.match_tokens is None:
+            return []
+        return [f"{BASELINE_PREFIX}{n}@{self.match_tokens}" for n in self.baselines if n != "full"]
 
     @property
     def reference_label(self) -> str:

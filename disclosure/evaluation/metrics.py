@@ -62,6 +62,7 @@ class QuestionRecord:
     latency_ms: float
     violation: str | None = None
     expansion_reason: str | None = None
+    found_depths: tuple[int | None, ...] = ()  # per found id: see packing_depths
 
     @property
     def scored(self) -> bool:
@@ -101,6 +102,7 @@ def score_result(
     gold = {i: contents[i] for i in question.evidence}
     gold_ids = set(gold)
     context_tokens = count_tokens(result.text)
+    found = evidence_found(result.text, gold)
     return QuestionRecord(
         system=system,
         question_id=question.id,
@@ -115,12 +117,26 @@ def score_result(
         full_tokens=full_tokens,
         items=len(result.items),
         gold=tuple(gold),
-        found=evidence_found(result.text, gold),
+        found=found,
         gold_items=sum(item.id in gold_ids for item in result.items),
         latency_ms=latency_ms,
         violation=budget_violation(result, context_tokens, budget),
         expansion_reason=result.expansion_reason,
+        found_depths=packing_depths(result, found),
     )
+
+
+def packing_depths(result: DisclosureResult, ids: Sequence[str]) -> tuple[int | None, ...]:
+    """For each of ``ids``: the budget it takes to show that item again, i.e. where it ends in
+    packing order (the result's items, in order) plus the context's frame that no item pays
+    for; None for an id that is no item of its own (shown inside another, as a neighbour)."""
+    ends: dict[str, int] = {}
+    position = 0
+    for item in result.items:
+        position += item.tokens
+        ends.setdefault(item.id, position)
+    frame = max(result.tokens_used - position, 0)
+    return tuple(ends[i] + frame if i in ends else None for i in ids)
 
 
 def budget_violation(

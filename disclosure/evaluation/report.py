@@ -22,8 +22,11 @@ from typing import Any
 
 from disclosure._version import __version__
 from disclosure.evaluation import plots
+from disclosure.evaluation.adaptive import adaptive_section
 from disclosure.evaluation.metrics import Summary, breakdown, summarize
+from disclosure.evaluation.oracle import oracle_section
 from disclosure.evaluation.runner import RunResult
+from disclosure.evaluation.sections import Block, Section, Table
 from disclosure.evaluation.stats import Comparison, Interval, compare
 
 DEFINITIONS = {
@@ -68,6 +71,7 @@ class Report:
     comparisons: list[Comparison]
     reference: str
     plots: dict[str, bytes] = field(default_factory=dict)
+    sections: list[Section] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         run = self.run
@@ -87,6 +91,7 @@ class Report:
             "reference": self.reference,
             "systems": {label: s.to_dict() for label, s in self.systems.items()},
             "comparisons": [c.to_dict() for c in self.comparisons],
+            **{section.key: section.data for section in self.sections},
             "violations": [
                 {"system": r.system, "question": r.question_id, "violation": r.violation}
                 for r in run.violations
@@ -129,7 +134,8 @@ def build_report(run: RunResult, *, with_plots: bool = True) -> Report:
         for label in run.labels
         if label != reference
     ]
-    report = Report(run, systems, comparisons, reference)
+    sections = [s for s in (adaptive_section(run), oracle_section(run)) if s is not None]
+    report = Report(run, systems, comparisons, reference, sections=sections)
     if with_plots:
         report.plots = _plots(report)
     return report
@@ -166,15 +172,6 @@ def write_report(report: Report, out: Path) -> dict[str, Path]:
 
 
 # -- a small document model, rendered to markdown and to HTML -----------------------------------
-
-
-@dataclass
-class _Table:
-    header: list[str]
-    rows: list[list[str]]
-
-
-Block = tuple[str, Any]  # ("h2", text) | ("p", text) | ("warn", text) | ("table", _Table) | ...
 
 
 def _f(value: float | None, digits: int = 3) -> str:
@@ -232,6 +229,8 @@ def _blocks(report: Report) -> list[Block]:
     level_table = _level_table(report)
     if level_table.rows:
         blocks += [("h2", "Chosen levels (profiles)"), ("table", level_table)]
+    for section in report.sections:
+        blocks += section.blocks
     if report.plots:
         blocks += [("h2", "Plots")] + [("img", name) for name in report.plots]
     blocks += [("h2", "Definitions")]
@@ -240,7 +239,7 @@ def _blocks(report: Report) -> list[Block]:
     return blocks
 
 
-def _systems_table(report: Report) -> _Table:
+def _systems_table(report: Report) -> Table:
     header = ["system", "recall", "hit rate", "precision", "tokens mean", "p50", "p95",
               "compression", "latency p50 ms", "p95 ms", "violations"]  # fmt: skip
     rows = []
@@ -251,7 +250,7 @@ def _systems_table(report: Report) -> _Table:
              _i(s.tokens_p50), _i(s.tokens_p95), _f(s.compression, 1) + "x",
              _f(s.latency_p50_ms, 2), _f(s.latency_p95_ms, 2), str(s.violations)]
         )  # fmt: skip
-    return _Table(header, rows)
+    return Table(header, rows)
 
 
 def _comparison_note(report: Report) -> str:
@@ -264,7 +263,7 @@ def _comparison_note(report: Report) -> str:
     )
 
 
-def _comparison_table(report: Report) -> _Table:
+def _comparison_table(report: Report) -> Table:
     header = ["system", "Δ recall [CI]", "Δ hit rate [CI]", "McNemar p (ref only / system only)",
               "Δ tokens [CI]"]  # fmt: skip
     rows = [
@@ -272,25 +271,25 @@ def _comparison_table(report: Report) -> _Table:
          f"{_p(c.mcnemar_p)} ({c.ref_only_hits} / {c.system_only_hits})", _ci(c.tokens_diff, 0)]
         for c in report.comparisons
     ]  # fmt: skip
-    return _Table(header, rows)
+    return Table(header, rows)
 
 
-def _category_table(report: Report) -> _Table:
+def _category_table(report: Report) -> Table:
     categories = sorted({c for s in report.systems.values() for c in s.by_category})
     rows = []
     for label, system in report.systems.items():
         cells = [_f(system.by_category[c].recall) if c in system.by_category else "-"
                  for c in categories]  # fmt: skip
         rows.append([label, *cells])
-    return _Table(["system", *categories], rows)
+    return Table(["system", *categories], rows)
 
 
-def _level_table(report: Report) -> _Table:
+def _level_table(report: Report) -> Table:
     rows = []
     for label, system in report.systems.items():
         for level, s in system.by_level.items():
             rows.append([label, level, str(s.questions), _f(s.recall), _i(s.tokens_mean)])
-    return _Table(["system", "level", "questions", "recall", "tokens mean"], rows)
+    return Table(["system", "level", "questions", "recall", "tokens mean"], rows)
 
 
 def _issue_blocks(report: Report) -> list[Block]:
@@ -303,7 +302,7 @@ def _issue_blocks(report: Report) -> list[Block]:
     return [
         ("h2", "Dataset repairs"),
         ("p", summary),
-        ("table", _Table(["where", "kind", "detail"], rows)),
+        ("table", Table(["where", "kind", "detail"], rows)),
     ]
 
 
@@ -320,7 +319,7 @@ def render_markdown(report: Report) -> str:
     return "\n\n".join(renderers[kind](value) for kind, value in _blocks(report)) + "\n"
 
 
-def _markdown_table(table: _Table) -> str:
+def _markdown_table(table: Table) -> str:
     def row(cells: list[str]) -> str:
         return "| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |"
 
@@ -360,7 +359,7 @@ def render_html(report: Report) -> str:
     )
 
 
-def _html_table(table: _Table) -> str:
+def _html_table(table: Table) -> str:
     e = html.escape
     head = "".join(f"<th>{e(c)}</th>" for c in table.header)
     rows = "".join("<tr>" + "".join(f"<td>{e(c)}</td>" for c in r) + "</tr>" for r in table.rows)

@@ -23,7 +23,7 @@ import tempfile
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal, Protocol, runtime_checkable
@@ -35,9 +35,10 @@ from disclosure.evaluation.baselines import (
     render_conversation,
 )
 from disclosure.evaluation.dataset import Conversation, Dataset, Question
-from disclosure.evaluation.experiment import Experiment, ProfileSpec
+from disclosure.evaluation.experiment import AdaptiveMode, Experiment, ProfileSpec
 from disclosure.evaluation.metrics import QuestionRecord, score_result
-from disclosure.profiles import load_profile
+from disclosure.evaluation.reader import Reader, get_reader
+from disclosure.profiles import Profile, load_profile
 from disclosure.result import DisclosureResult
 from formatters.tokens import TokenCounter, get_token_counter
 from tiers.base import Embedder
@@ -69,7 +70,6 @@ class Discloser(Protocol):
 
 
 DiscloserFactory = Callable[[Path], Discloser]
-Reader = Callable[[Question, DisclosureResult], str | None]
 Observer = Callable[["System", Question, DisclosureResult, QuestionRecord], None]
 
 
@@ -124,13 +124,34 @@ def controller_class() -> Any:
 
 def profile_system(spec: ProfileSpec) -> System:
     """A profile, run through a fresh ``DisclosureController`` per conversation."""
-    load_profile(spec.profile)  # fail now on a typo, not after the baselines ran
+    profile = with_adaptive(load_profile(spec.profile), spec.adaptive)  # fail now on a typo
     cls = controller_class()
 
     def factory(data_dir: Path) -> Discloser:
-        return cls.from_profile(spec.profile, data_dir=data_dir)  # type: ignore[no-any-return]
+        return cls.from_profile(profile, data_dir=data_dir)  # type: ignore[no-any-return]
 
-    return System(spec.name, "profile", factory, budget=spec.budget, level=spec.level)
+    reader = get_reader(spec.reader) if spec.reader else None
+    return System(
+        spec.name, "profile", factory, budget=spec.budget, level=spec.level, reader=reader
+    )
+
+
+def with_adaptive(profile: Profile, mode: AdaptiveMode | None) -> Profile:
+    """``profile`` with its budget learning (``learn``), kept at the start (``start``: the
+    learned factor pinned at 1, no probes) or at the level ceilings (``ceiling``)."""
+    if mode is None:
+        return profile
+    budget = profile.budget
+    if mode == "ceiling":
+        budget = budget.model_copy(update={"adaptive": False})
+    elif mode == "start":
+        pinned = {"min_factor": 1.0, "max_factor": 1.0, "probe_every": 0}
+        budget = budget.model_copy(
+            update={"adaptive": True, "learning": budget.learning.model_copy(update=pinned)}
+        )
+    else:
+        budget = budget.model_copy(update={"adaptive": True})
+    return profile.model_copy(update={"budget": budget})
 
 
 def baseline_systems(
@@ -156,7 +177,7 @@ def experiment_systems(
 ) -> list[System]:
     """The experiment's systems in report order: profiles, then baselines by budget."""
     counter = get_token_counter(experiment.encoding)
-    systems = [] if baselines_only else [profile_system(p) for p in experiment.profiles]
+    systems = [] if baselines_only else [profile_system(p) for p in experiment.profile_specs()]
     for name in experiment.baselines:
         systems.extend(
             baseline_systems(name, experiment.budgets, counter=counter, embedder=embedder)
@@ -193,7 +214,8 @@ def run_experiment(
         _work_area(work_dir) as root,
         _progress(len(systems) * len(dataset.questions), progress) as bar,
     ):
-        for system in systems:
+
+        def run(system: System) -> None:
             bar.set_description(system.label)
             for conversation in conversations:
                 data_dir = root / _slug(system.label) / _slug(conversation.id)
@@ -204,14 +226,42 @@ def run_experiment(
                         full_tokens=full_tokens[conversation.id], observers=observers, bar=bar,
                     )
                 )  # fmt: skip
+
+        for system in systems:
+            run(system)
+        matched = _matched_systems(experiment, systems, records, counter)
+        bar.total += len(matched) * len(dataset.questions)
+        for system in matched:
+            run(system)
     return RunResult(
         experiment=experiment,
         dataset=dataset,
-        systems=tuple(systems),
+        systems=(*systems, *matched),
         records=tuple(records),
         full_tokens=full_tokens,
         duration_s=time.perf_counter() - started,
     )
+
+
+def _matched_systems(
+    experiment: Experiment,
+    systems: Sequence[System],
+    records: Sequence[QuestionRecord],
+    counter: TokenCounter,
+) -> list[System]:
+    """``match_tokens``: the budgeted baselines at that profile's mean context tokens."""
+    target = experiment.match_tokens
+    if target is None or target not in {s.label for s in systems}:
+        return []
+    tokens = [r.context_tokens for r in records if r.system == target]
+    budget = max(round(sum(tokens) / len(tokens)), 1)
+    matched = []
+    for name in experiment.baselines:
+        if name == "full":
+            continue
+        (system,) = baseline_systems(name, [budget], counter=counter)
+        matched.append(replace(system, label=f"{BASELINE_PREFIX}{name}@{target}"))
+    return matched
 
 
 def _run_conversation(

@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from analyzers import DisclosureLevel
-from disclosure.budget import AdaptiveBudget, Usage
+from disclosure.budget import AdaptiveBudget, Usage, truncated_quantile
 from disclosure.profiles import BudgetConfig, LevelConfig, load_profile
 from tiers.errors import InvalidInputError
 
@@ -26,7 +26,8 @@ def feed(b: AdaptiveBudget, n: int, *, depth_share: float, cut: bool = False) ->
     for _ in range(n):
         decided = b.decide(STANDARD, LEVEL, 0.5)
         depth = int(decided.tokens * depth_share)
-        b.record(STANDARD, Usage(decided.tokens, decided.tokens, depth, 1, 5, cut))
+        usage = Usage(decided.tokens, decided.tokens, depth, 1, 5, cut, start=b.start(0.5))
+        b.record(STANDARD, usage)
 
 
 def test_seed_formula_before_any_history() -> None:
@@ -57,7 +58,7 @@ def test_override_wins_and_must_be_positive() -> None:
 
 def test_budgets_shrink_where_used_items_sit_shallow() -> None:
     """Replies that only use the first fifth of the context bring the budget down."""
-    b = budget()
+    b = budget(learning={"probe_every": 0})
     before = b.decide(STANDARD, LEVEL, 0.5).tokens
     feed(b, 20, depth_share=0.2)
     after = b.decide(STANDARD, LEVEL, 0.5)
@@ -135,4 +136,66 @@ def test_budget_never_leaves_its_bounds(
 
 def test_default_profile_carries_the_learning_policy() -> None:
     """The learning knobs are profile settings."""
-    assert load_profile("default").budget.learning.quantile == 0.9
+    learning = load_profile("default").budget.learning
+    assert (learning.quantile, learning.probe_every) == (0.95, 4)
+
+
+def test_with_equal_windows_the_truncated_quantile_is_the_plain_one() -> None:
+    """Every reply could show every depth: the smallest cut keeping at least q of them."""
+    seen = [(x / 10, 1.0) for x in range(1, 11)]  # 0.1 ... 1.0
+    assert truncated_quantile(seen, 0.95) == pytest.approx(1.0)
+    assert truncated_quantile(seen, 0.9) == pytest.approx(0.9)
+    assert truncated_quantile(seen, 0.5) == pytest.approx(0.5)
+
+
+def test_the_truncated_quantile_counts_a_depth_only_against_replies_that_could_show_it() -> None:
+    """(0.5, 1), (0.1, 1), (0.1, 0.2) x2: only 2 replies could show 0.5 and one did, so half the
+    mass sits there; the plain quantile (1 in 4) would cut at 0.1 for q = 0.6."""
+    seen = [(0.5, 1.0), (0.1, 1.0), (0.1, 0.2), (0.1, 0.2)]
+    assert truncated_quantile(seen, 0.6) == pytest.approx(0.5)
+    assert truncated_quantile([(x, 1.0) for x, _ in seen], 0.6) == pytest.approx(0.1)
+
+
+def test_every_nth_budget_of_a_learned_level_is_a_probe_past_the_cut() -> None:
+    """Once learned, every 4th budget is max(1, factor x 1.25) x the start, and says so."""
+    b = budget(learning={"probe_every": 4})
+    feed(b, 10, depth_share=0.2)
+    factor = b.factor(STANDARD)[0]
+    decisions = [b.decide(STANDARD, LEVEL, 0.5) for _ in range(8)]
+    probes = [i for i, d in enumerate(decisions) if d.probe]
+    assert probes == [3, 7]
+    assert decisions[3].tokens == 1000 and "probe x1.00" in decisions[3].reason
+    assert decisions[0].tokens == round(1000 * factor)
+
+
+def test_a_reply_records_the_factor_its_own_budget_amounted_to() -> None:
+    """With the start given, a probe's observation is stored at budget / start."""
+    b = budget()
+    b.record(STANDARD, Usage(1500, 1400, 300, 1, 5, True, start=1000.0))
+    assert b.history(STANDARD)[0][1] == pytest.approx(1.5)
+
+
+def replies(b: AdaptiveBudget, n: int, *, deep_every: int) -> None:
+    """Every ``deep_every``-th reply (0: none) needs an item at 0.9 x the start, unused when the
+    budget cut it off; the others use one at 0.1 x the start."""
+    start = b.start(0.5)
+    for i in range(n):
+        decided = b.decide(STANDARD, LEVEL, 0.5)
+        deep = bool(deep_every) and i % deep_every == 0
+        depth = int(start * (0.9 if deep else 0.1))
+        seen = depth <= decided.tokens
+        usage = Usage(decided.tokens, decided.tokens, depth if seen else 0, int(seen), 5, True,
+                      start=start)  # fmt: skip
+        b.record(STANDARD, usage)
+
+
+def test_probes_see_use_moving_past_a_shrunken_cut_and_grow_the_budget() -> None:
+    """After 100 shallow replies the budget has shrunk; then a fifth of the replies need 0.9 x
+    the start. With probes the factor grows to cover them; without, nothing past the cut is
+    ever seen and the budget stays shrunk."""
+    for every, covers in ((4, True), (0, False)):
+        b = budget(learning={"probe_every": every})
+        replies(b, 100, deep_every=0)
+        assert b.factor(STANDARD)[0] < 0.5
+        replies(b, 200, deep_every=5)
+        assert (b.factor(STANDARD)[0] >= 0.9) is covers
