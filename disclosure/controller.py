@@ -27,25 +27,20 @@ from types import TracebackType
 from typing import Any
 
 from analyzers import DisclosureLevel, QueryAnalysis, QueryComplexityAnalyzer
-from disclosure.budget import AdaptiveBudget, BudgetDecision, Usage
+from disclosure.budget import AdaptiveBudget, Usage
 from disclosure.cache import DisclosureCaches
+from disclosure.compose import Composer
 from disclosure.expansion import decide
 from disclosure.feedback import FeedbackReport, measure
-from disclosure.fusion import Candidate
 from disclosure.gather import Gatherer
 from disclosure.ingest import prepare
 from disclosure.participants import Participants
-from disclosure.profiles import LevelConfig, Profile, load_profile
-from disclosure.result import DisclosedItem, DisclosureResult
+from disclosure.profiles import Profile, load_profile
+from disclosure.result import DisclosureResult
 from formatters import (
     Layer,
-    Rendered,
-    RenderItem,
-    WrapperInfo,
-    format_citation,
     get_formatter,
     get_token_counter,
-    render_context,
 )
 from formatters.citations import parse_citations
 from tiers import Memory, TieredStore, get_embedder
@@ -57,8 +52,6 @@ from tiers.reports import ForgetReport, IngestReport
 log = logging.getLogger(__name__)
 
 MAX_QUERY_CHARS = 20_000
-_LINE_OVERHEAD = 4  # speaker, separator, newline: what a content line costs beyond the content
-_POOL_BUDGETS = 3  # candidates worth this many budgets of content reach the formatter
 _SHOW_BUDGET = 1_000_000
 _NO_EMBEDDER = "none"
 
@@ -97,6 +90,7 @@ class DisclosureController:
             self.participants = Participants(self.data_dir / "participants.json", self.store)
             self._pool = ThreadPoolExecutor(max_workers=3, thread_name_prefix="disclosure")
             self.gatherer = Gatherer(self.store, profile.fusion, self.caches, self._pool)
+            self.composer = Composer(profile, self.store, self.gatherer, self.counter)
         except BaseException:
             self.store.close()
             raise
@@ -195,7 +189,7 @@ class DisclosureController:
             timings=timings,
             warnings=warnings,
         )
-        candidates = self._shortlist(hits, config, decision.tokens)
+        candidates = self.composer.shortlist(hits, config, decision.tokens)
         clock = time.perf_counter()
         expansion = decide(
             candidates,
@@ -204,9 +198,9 @@ class DisclosureController:
             explicit=[m.id for m in explicit],
             requested=self._requested(analysis, turns),
         )
-        items = self._render_items(explicit, candidates, expansion.layers)
+        items = self.composer.render_items(explicit, candidates, expansion.layers)
         clock = _lap(timings, "expand", clock)
-        rendered = self._render(
+        rendered = self.composer.render(
             items,
             config=config,
             analysis=analysis,
@@ -216,7 +210,7 @@ class DisclosureController:
         )
         _lap(timings, "render", clock)
         timings["total"] = round((time.perf_counter() - started) * 1000, 3)
-        result = self._result(
+        result = self.composer.result(
             rendered,
             items=items,
             analysis=analysis,
@@ -259,8 +253,10 @@ class DisclosureController:
         if memory is None:
             raise MemoryNotFoundError(f"no memory has the id or citation {id_or_citation!r}")
         neighbours = self.gatherer.neighbours(memory, 1)
-        cites = self._citations([memory.id, *(n.id for n in neighbours)])
-        item = self._item(memory, 1.0, "cold", Layer.DETAIL, neighbours=neighbours, cites=cites)
+        cites = self.composer.citations([memory.id, *(n.id for n in neighbours)])
+        item = self.composer.item(
+            memory, 1.0, "cold", Layer.DETAIL, neighbours=neighbours, cites=cites
+        )
         fmt = get_formatter("detail", self.profile.formatting)
         return fmt.render([item], budget=_SHOW_BUDGET, counter=self.counter).text
 
@@ -366,163 +362,6 @@ class DisclosureController:
                 if hit:
                     return hit[0]
         return None
-
-    def _shortlist(
-        self, hits: Sequence[Candidate], config: LevelConfig, budget: int
-    ) -> list[Candidate]:
-        """The candidates worth handing to the formatter, best first.
-
-        Drops those under ``min_score``; applies the score-adaptive cut-off once
-        ``cutoff_floor`` tokens of content are in; and stops once the candidates' content adds
-        up to a few budgets (the formatter only needs enough to fill one).
-        """
-        kept: list[Candidate] = []
-        best = max((c.fused for c in hits), default=0.0)
-        used = 0
-        for candidate in hits:
-            if candidate.score < config.min_score:
-                continue
-            if (
-                config.cutoff
-                and used >= config.cutoff_floor
-                and (candidate.fused < config.cutoff * best)
-            ):
-                break
-            kept.append(candidate)
-            used += self.counter(candidate.memory.content) + _LINE_OVERHEAD
-            if used >= _POOL_BUDGETS * budget:
-                break
-        return kept
-
-    def _render_items(
-        self,
-        explicit: Sequence[Memory],
-        candidates: Sequence[Candidate],
-        layers: Mapping[str, Layer],
-    ) -> list[RenderItem]:
-        """Priority order: named memories first, then the expanded ones in the order the
-        expansion chose them, then the rest by rank."""
-        window = self.profile.expansion.timeline_window
-        plan: list[tuple[Memory, float, str, Layer, int]] = [
-            (m, 1.0, "cold", Layer.DETAIL, min(window, 1)) for m in explicit
-        ]
-        seen = {m.id for m in explicit}
-        found = {c.id: c for c in candidates}
-        chosen = [i for i in layers if i not in seen]
-        fetched = {m.id: m for m in self.store.get([i for i in chosen if i not in found])}
-        for memory_id in chosen:
-            hit = found.get(memory_id)
-            memory = hit.memory if hit else fetched.get(memory_id)
-            if memory is not None:
-                score, tier = (hit.score, hit.tier) if hit else (1.0, "cold")
-                plan.append((memory, score, tier, layers[memory_id], window))
-                seen.add(memory_id)
-        plan += [
-            (c.memory, c.score, c.tier, Layer.INDEX, window) for c in candidates if c.id not in seen
-        ]
-        around = {
-            m.id: self.gatherer.neighbours(m, w)
-            for m, _, _, layer, w in plan
-            if layer is not Layer.INDEX and w > 0
-        }
-        ids = [m.id for m, *_ in plan] + [n.id for ns in around.values() for n in ns]
-        cites = self._citations(ids)  # one lookup for the whole context
-        return [
-            self._item(m, score, tier, layer, neighbours=around.get(m.id, []), cites=cites)
-            for m, score, tier, layer, _ in plan
-        ]
-
-    def _item(
-        self,
-        memory: Memory,
-        score: float,
-        tier: str,
-        layer: Layer,
-        *,
-        neighbours: Sequence[Memory],
-        cites: Mapping[str, str],
-    ) -> RenderItem:
-        return RenderItem(
-            memory=memory,
-            citation=cites.get(memory.id, ""),
-            score=min(max(score, 0.0), 1.0),
-            tier=tier,
-            layer=layer,
-            neighbours=tuple(neighbours),
-            neighbour_citations=tuple(cites.get(n.id, "") for n in neighbours) if cites else (),
-        )
-
-    def _citations(self, ids: Sequence[str]) -> dict[str, str]:
-        if not self.profile.citations.enabled:
-            return {}
-        prefix = self.profile.citations.prefix
-        return {i: format_citation(c, prefix) for i, c in self.store.citation_of(ids).items()}
-
-    def _render(
-        self,
-        items: Sequence[RenderItem],
-        *,
-        config: LevelConfig,
-        analysis: QueryAnalysis,
-        level: DisclosureLevel,
-        budget: int,
-        now: datetime,
-    ) -> Rendered:
-        fmt = get_formatter(config.formatter, self.profile.formatting)
-        info = WrapperInfo(
-            level=level.value,
-            signals=analysis.detected_signals,
-            complexity=analysis.complexity,
-            full_history_tokens=self.store.total_line_tokens(),
-            exact=self.counter.exact,
-        )
-        return render_context(
-            fmt,
-            items,
-            budget=budget,
-            counter=self.counter,
-            now=now,
-            info=info,
-            options=self.profile.formatting,
-        )
-
-    def _result(
-        self,
-        rendered: Rendered,
-        *,
-        items: Sequence[RenderItem],
-        analysis: QueryAnalysis,
-        level: DisclosureLevel,
-        decision: BudgetDecision,
-        reason: str,
-    ) -> DisclosureResult:
-        priority = {item.id: rank for rank, item in enumerate(items)}
-        shown = sorted(rendered.items, key=lambda r: priority.get(r.id, len(priority)))
-        disclosed = tuple(
-            DisclosedItem(
-                id=r.id,
-                citation=r.citation,
-                tier=r.tier,
-                layer=r.layer,
-                score=r.score,
-                tokens=r.tokens,
-            )
-            for r in shown
-        )
-        return DisclosureResult(
-            text=rendered.text,
-            items=disclosed,
-            level=level,
-            analysis=analysis,
-            budget=decision.tokens,
-            tokens_used=rendered.tokens,
-            full_history_tokens=self.store.total_line_tokens(),
-            expansion_reason=reason if disclosed else None,
-            tokens_exact=self.counter.exact,
-            budget_reason=decision.reason,
-            profile=self.profile.name,
-            omitted=rendered.omitted,
-        )
 
 
 def _analyzer(profile: Profile) -> QueryComplexityAnalyzer:

@@ -1,0 +1,204 @@
+"""Composing a disclosure: which candidates go to the formatter, as which items, and the
+result that accounts for every token.
+
+The controller gathers and decides the expansion; the :class:`Composer` turns that into
+:class:`~formatters.RenderItem` s (named memories first, then the expanded ones, then the rest
+by rank; neighbours through the layer-2 cache; one citation lookup per context), renders them
+with the level's formatter inside the exact budget, and builds the
+:class:`~disclosure.result.DisclosureResult`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+
+from analyzers import DisclosureLevel, QueryAnalysis
+from disclosure.budget import BudgetDecision
+from disclosure.fusion import Candidate
+from disclosure.gather import Gatherer
+from disclosure.profiles import LevelConfig, Profile
+from disclosure.result import DisclosedItem, DisclosureResult
+from formatters import (
+    Layer,
+    Rendered,
+    RenderItem,
+    TokenCounter,
+    WrapperInfo,
+    format_citation,
+    get_formatter,
+    render_context,
+)
+from tiers import Memory, TieredStore
+
+_LINE_OVERHEAD = 4  # speaker, separator, newline: what a content line costs beyond the content
+_POOL_BUDGETS = 3  # candidates worth this many budgets of content reach the formatter
+
+
+class Composer:
+    """From candidates and layers to rendered text and its accounting."""
+
+    def __init__(
+        self, profile: Profile, store: TieredStore, gatherer: Gatherer, counter: TokenCounter
+    ) -> None:
+        self.profile = profile
+        self.store = store
+        self.gatherer = gatherer
+        self.counter = counter
+
+    def shortlist(
+        self, hits: Sequence[Candidate], config: LevelConfig, budget: int
+    ) -> list[Candidate]:
+        """The candidates worth handing to the formatter, best first.
+
+        Drops those under ``min_score``; applies the score-adaptive cut-off once
+        ``cutoff_floor`` tokens of content are in; and stops once the candidates' content adds
+        up to a few budgets (the formatter only needs enough to fill one).
+        """
+        kept: list[Candidate] = []
+        best = max((c.fused for c in hits), default=0.0)
+        used = 0
+        for candidate in hits:
+            if candidate.score < config.min_score:
+                continue
+            if (
+                config.cutoff
+                and used >= config.cutoff_floor
+                and (candidate.fused < config.cutoff * best)
+            ):
+                break
+            kept.append(candidate)
+            used += self.counter(candidate.memory.content) + _LINE_OVERHEAD
+            if used >= _POOL_BUDGETS * budget:
+                break
+        return kept
+
+    def render_items(
+        self,
+        explicit: Sequence[Memory],
+        candidates: Sequence[Candidate],
+        layers: Mapping[str, Layer],
+    ) -> list[RenderItem]:
+        """Priority order: named memories first, then the expanded ones in the order the
+        expansion chose them, then the rest by rank."""
+        window = self.profile.expansion.timeline_window
+        plan: list[tuple[Memory, float, str, Layer, int]] = [
+            (m, 1.0, "cold", Layer.DETAIL, min(window, 1)) for m in explicit
+        ]
+        seen = {m.id for m in explicit}
+        found = {c.id: c for c in candidates}
+        chosen = [i for i in layers if i not in seen]
+        fetched = {m.id: m for m in self.store.get([i for i in chosen if i not in found])}
+        for memory_id in chosen:
+            hit = found.get(memory_id)
+            memory = hit.memory if hit else fetched.get(memory_id)
+            if memory is not None:
+                score, tier = (hit.score, hit.tier) if hit else (1.0, "cold")
+                plan.append((memory, score, tier, layers[memory_id], window))
+                seen.add(memory_id)
+        plan += [
+            (c.memory, c.score, c.tier, Layer.INDEX, window) for c in candidates if c.id not in seen
+        ]
+        around = {
+            m.id: self.gatherer.neighbours(m, w)
+            for m, _, _, layer, w in plan
+            if layer is not Layer.INDEX and w > 0
+        }
+        ids = [m.id for m, *_ in plan] + [n.id for ns in around.values() for n in ns]
+        cites = self.citations(ids)  # one lookup for the whole context
+        return [
+            self.item(m, score, tier, layer, neighbours=around.get(m.id, []), cites=cites)
+            for m, score, tier, layer, _ in plan
+        ]
+
+    def item(
+        self,
+        memory: Memory,
+        score: float,
+        tier: str,
+        layer: Layer,
+        *,
+        neighbours: Sequence[Memory],
+        cites: Mapping[str, str],
+    ) -> RenderItem:
+        return RenderItem(
+            memory=memory,
+            citation=cites.get(memory.id, ""),
+            score=min(max(score, 0.0), 1.0),
+            tier=tier,
+            layer=layer,
+            neighbours=tuple(neighbours),
+            neighbour_citations=tuple(cites.get(n.id, "") for n in neighbours) if cites else (),
+        )
+
+    def citations(self, ids: Sequence[str]) -> dict[str, str]:
+        if not self.profile.citations.enabled:
+            return {}
+        prefix = self.profile.citations.prefix
+        return {i: format_citation(c, prefix) for i, c in self.store.citation_of(ids).items()}
+
+    def render(
+        self,
+        items: Sequence[RenderItem],
+        *,
+        config: LevelConfig,
+        analysis: QueryAnalysis,
+        level: DisclosureLevel,
+        budget: int,
+        now: datetime,
+    ) -> Rendered:
+        fmt = get_formatter(config.formatter, self.profile.formatting)
+        info = WrapperInfo(
+            level=level.value,
+            signals=analysis.detected_signals,
+            complexity=analysis.complexity,
+            full_history_tokens=self.store.total_line_tokens(),
+            exact=self.counter.exact,
+        )
+        return render_context(
+            fmt,
+            items,
+            budget=budget,
+            counter=self.counter,
+            now=now,
+            info=info,
+            options=self.profile.formatting,
+        )
+
+    def result(
+        self,
+        rendered: Rendered,
+        *,
+        items: Sequence[RenderItem],
+        analysis: QueryAnalysis,
+        level: DisclosureLevel,
+        decision: BudgetDecision,
+        reason: str,
+    ) -> DisclosureResult:
+        priority = {item.id: rank for rank, item in enumerate(items)}
+        shown = sorted(rendered.items, key=lambda r: priority.get(r.id, len(priority)))
+        disclosed = tuple(
+            DisclosedItem(
+                id=r.id,
+                citation=r.citation,
+                tier=r.tier,
+                layer=r.layer,
+                score=r.score,
+                tokens=r.tokens,
+            )
+            for r in shown
+        )
+        return DisclosureResult(
+            text=rendered.text,
+            items=disclosed,
+            level=level,
+            analysis=analysis,
+            budget=decision.tokens,
+            tokens_used=rendered.tokens,
+            full_history_tokens=self.store.total_line_tokens(),
+            expansion_reason=reason if disclosed else None,
+            tokens_exact=self.counter.exact,
+            budget_reason=decision.reason,
+            profile=self.profile.name,
+            omitted=rendered.omitted,
+        )
