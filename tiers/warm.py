@@ -188,13 +188,16 @@ class WarmTier:
         self._check_open()
         if k <= 0 or not query.strip():
             return []
+        return self.search_vector(self._query_vector(query), k)
+
+    def _query_vector(self, query: str) -> npt.NDArray[np.float32]:
+        """The (cached) query embedding; an embedder failure is a TierUnavailableError."""
         try:
-            vector = self._queries.vector(query)
+            return self._queries.vector(query)
         except DisclosureError:
             raise
         except Exception as exc:
             raise TierUnavailableError(f"embedder {self.embedder.name!r} failed: {exc}") from exc
-        return self.search_vector(vector, k)
 
     def search_ids(self, query: str, k: int) -> list[tuple[str, float]]:
         """Like :meth:`search`, as ``(id, score)`` pairs: nothing stored is fetched or parsed
@@ -202,12 +205,7 @@ class WarmTier:
         self._check_open()
         if k <= 0 or not query.strip():
             return []
-        try:
-            vector = self._queries.vector(query)
-        except DisclosureError:
-            raise
-        except Exception as exc:
-            raise TierUnavailableError(f"embedder {self.embedder.name!r} failed: {exc}") from exc
+        vector = self._query_vector(query)
         try:
             result = self._collection.query(
                 query_embeddings=[np.asarray(vector, dtype=np.float32).reshape(-1)],
