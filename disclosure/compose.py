@@ -19,6 +19,7 @@ from disclosure.fusion import Candidate
 from disclosure.gather import Gatherer
 from disclosure.profiles import LevelConfig, Profile
 from disclosure.result import DisclosedItem, DisclosureResult
+from disclosure.usemodel import UseModel, UseSignals, signals_of
 from formatters import (
     Layer,
     Rendered,
@@ -47,14 +48,25 @@ class Composer:
         self.counter = counter
 
     def shortlist(
-        self, hits: Sequence[Candidate], config: LevelConfig, budget: int
+        self,
+        hits: Sequence[Candidate],
+        config: LevelConfig,
+        budget: int,
+        *,
+        cut: UseModel | None = None,
+        signals: Mapping[str, UseSignals] | None = None,
     ) -> list[Candidate]:
         """The candidates worth handing to the formatter, best first.
 
-        Drops those under ``min_score``; applies the score-adaptive cut-off once
-        ``cutoff_floor`` tokens of content are in; and stops once the candidates' content adds
-        up to a few budgets (the formatter only needs enough to fill one).
+        Drops those under ``min_score``. With a learned ``cut`` (the adaptive budget's use
+        model, reading each candidate's ``signals``), keeps the candidates it expects a reply to
+        use, whatever their rank; otherwise applies the level's score-adaptive cut-off once
+        ``cutoff_floor`` tokens of content are in. Either way stops once the candidates' content
+        adds up to a few budgets (the formatter only needs enough to fill one).
         """
+        if cut is not None:
+            found = signals if signals is not None else signals_of(hits)
+            hits = [c for c in hits if c.id in found and cut.keeps(found[c.id])]
         kept: list[Candidate] = []
         best = max((c.fused for c in hits), default=0.0)
         used = 0
@@ -62,7 +74,8 @@ class Composer:
             if candidate.score < config.min_score:
                 continue
             if (
-                config.cutoff
+                cut is None
+                and config.cutoff
                 and used >= config.cutoff_floor
                 and (candidate.fused < config.cutoff * best)
             ):
@@ -174,7 +187,11 @@ class Composer:
         level: DisclosureLevel,
         decision: BudgetDecision,
         reason: str,
+        signals: Mapping[str, UseSignals],
+        tiers: Mapping[str, tuple[str, ...]],
     ) -> DisclosureResult:
+        """The result; ``signals`` and ``tiers`` of the candidates among the items (not of
+        those named by id)."""
         priority = {item.id: rank for rank, item in enumerate(items)}
         shown = sorted(rendered.items, key=lambda r: priority.get(r.id, len(priority)))
         disclosed = tuple(
@@ -185,9 +202,13 @@ class Composer:
                 layer=r.layer,
                 score=r.score,
                 tokens=r.tokens,
+                rank=s.rank if (s := signals.get(r.id)) else None,
+                relative=s.relative if s else None,
+                tiers=tiers.get(r.id, ()),
             )
             for r in shown
         )
+        curve = next(iter(signals.values()), None)
         return DisclosureResult(
             text=rendered.text,
             items=disclosed,
@@ -201,4 +222,6 @@ class Composer:
             budget_reason=decision.reason,
             profile=self.profile.name,
             omitted=rendered.omitted,
+            top_score=curve.top_score if curve else None,
+            lead_score=curve.lead_score if curve else None,
         )

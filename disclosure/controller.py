@@ -36,7 +36,8 @@ from disclosure.gather import Gatherer
 from disclosure.ingest import prepare
 from disclosure.participants import Participants
 from disclosure.profiles import Profile, load_profile
-from disclosure.result import DisclosureResult
+from disclosure.result import DisclosedItem, DisclosureResult
+from disclosure.usemodel import UseSignals, signals_of
 from formatters import (
     Layer,
     get_formatter,
@@ -189,7 +190,10 @@ class DisclosureController:
             timings=timings,
             warnings=warnings,
         )
-        candidates = self.composer.shortlist(hits, config, decision.tokens)
+        signals = signals_of(hits)
+        candidates = self.composer.shortlist(
+            hits, config, decision.tokens, cut=decision.cut, signals=signals
+        )
         clock = time.perf_counter()
         expansion = decide(
             candidates,
@@ -199,6 +203,7 @@ class DisclosureController:
             requested=self._requested(analysis, turns),
         )
         items = self.composer.render_items(explicit, candidates, expansion.layers)
+        named_ids = {m.id for m in explicit}
         clock = _lap(timings, "expand", clock)
         rendered = self.composer.render(
             items,
@@ -217,6 +222,8 @@ class DisclosureController:
             level=chosen,
             decision=decision,
             reason=expansion.reason,
+            signals={c.id: signals[c.id] for c in candidates if c.id not in named_ids},
+            tiers={c.id: c.tiers for c in candidates},
         )
         with self._lock:
             self._last_ids = tuple(i.id for i in result.items)
@@ -277,14 +284,19 @@ class DisclosureController:
             min_overlap=self.profile.feedback.min_overlap,
             min_shared_words=self.profile.feedback.min_shared_words,
         )
+        used = set(report.used)
         usage = Usage(
             result.budget,
             result.tokens_used,
             report.depth,
-            len(report.used),
+            len(used),
             len(result.items),
             bool(result.omitted),
-            start=self.budget.start(result.analysis.complexity),
+            signals=tuple(
+                (signals, item.id in used)
+                for item in result.items
+                if (signals := _signals(item, result)) is not None
+            ),
         )
         self.budget.record(result.level, usage)
         if report.used:
@@ -295,9 +307,9 @@ class DisclosureController:
         """Counts per tier, pending embeddings, disk, caches and the learned budgets."""
         self._check_open()
         factors = {
-            level.value: {"factor": round(f, 3), "observations": n}
+            level.value: {"learned": model is not None, "observations": n}
             for level in DisclosureLevel
-            for f, n in [self.budget.factor(level)]
+            for model, n in [self.budget.model(level)]
         }
         return {
             "profile": self.profile.name,
@@ -394,6 +406,20 @@ def _user_turns(history: Sequence[str | Mapping[str, Any]]) -> list[str]:
             if isinstance(content, str):
                 turns.append(content)
     return turns
+
+
+def _signals(item: DisclosedItem, result: DisclosureResult) -> UseSignals | None:
+    """Where a disclosed candidate sat on its query's score curve (None: no candidate)."""
+    if item.rank is None or item.relative is None or result.top_score is None:
+        return None
+    return UseSignals(
+        rank=item.rank,
+        relative=item.relative,
+        score=item.score,
+        top_score=result.top_score,
+        lead_score=result.lead_score if result.lead_score is not None else 0.0,
+        agree=len(item.tiers) >= 2,
+    )
 
 
 def _lap(timings: dict[str, float], stage: str, since: float) -> float:

@@ -81,14 +81,12 @@ def _seed_levels() -> dict[DisclosureLevel, LevelConfig]:
 class BudgetLearningConfig(_Section):
     """How the adaptive budget learns from feedback (see ``disclosure.budget``)."""
 
+    enabled: bool = True
     history: int = Field(default=100, gt=0)
     min_observations: int = Field(default=10, ge=1)
-    quantile: float = Field(default=0.95, gt=0.0, le=1.0)
-    margin: float = Field(default=0.2, ge=0.0, le=2.0)
-    probe_every: int = Field(default=4, ge=0)
-    probe_scale: float = Field(default=1.25, ge=1.0, le=4.0)
-    min_factor: float = Field(default=0.3, gt=0.0, le=1.0)
-    max_factor: float = Field(default=2.0, ge=1.0, le=10.0)
+    threshold: float = Field(default=0.015, gt=0.0, lt=1.0)
+    l2: float = Field(default=1.0, gt=0.0)
+    probe_every: int = Field(default=8, ge=0)
 
 
 class BudgetConfig(_Section):

@@ -22,6 +22,12 @@ class DisclosedItem(BaseModel):
     layer: Layer
     score: float
     tokens: int = Field(ge=0)
+    # Where it sat on the query's score curve (None for memories named by id or brought back by
+    # "tell me more"): its rank in the fused order, its fused value over the leader's, and the
+    # lists that found it. Feedback teaches the adaptive budget's use model with these.
+    rank: int | None = None
+    relative: float | None = None
+    tiers: tuple[str, ...] = ()
 
 
 class DisclosureResult(BaseModel):
@@ -43,6 +49,8 @@ class DisclosureResult(BaseModel):
     profile: str = ""
     omitted: tuple[str, ...] = ()  # candidates left out for lack of budget, best first
     warnings: tuple[str, ...] = ()  # what went wrong but did not stop the disclosure
+    top_score: float | None = None  # the best confidence among the candidates
+    lead_score: float | None = None  # the confidence of the fused leader (rank 0)
 
     @property
     def savings(self) -> float:

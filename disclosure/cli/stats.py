@@ -41,12 +41,11 @@ def _stats(args: argparse.Namespace) -> int:
 
 def usage_history(controller: DisclosureController) -> dict[str, dict[str, Any]]:
     """Per level: replies recorded, mean budget, tokens used, depth of the deepest used item,
-    the share of replies that used anything, and the learned budget factor."""
+    the share of replies that used anything, and whether the learned cut applies."""
     summary: dict[str, dict[str, Any]] = {}
     for level in DisclosureLevel:
-        history = controller.budget.history(level)
-        factor, _ = controller.budget.factor(level)
-        usages = [u for u, _ in history]
+        usages = controller.budget.history(level)
+        model, _ = controller.budget.model(level)
         summary[level.value] = {
             "replies": len(usages),
             "mean_budget": round(fmean(u.budget for u in usages), 1) if usages else None,
@@ -55,7 +54,7 @@ def usage_history(controller: DisclosureController) -> dict[str, dict[str, Any]]
             "used_share": round(sum(1 for u in usages if u.used) / len(usages), 3)
             if usages
             else None,
-            "factor": round(factor, 3),
+            "learned": model is not None,
         }
     return summary
 
@@ -78,13 +77,13 @@ def _print(data: dict[str, Any]) -> None:
     )
     print(f"caches: {caches}")
     head = ("replies", "budget", "used", "depth")
-    print(f"{'level':<14} {head[0]:>7} {head[1]:>8} {head[2]:>8} {head[3]:>8} {'share':>6} factor")
+    print(f"{'level':<14} {head[0]:>7} {head[1]:>8} {head[2]:>8} {head[3]:>8} {'share':>6} learned")
     for level, row in data["usage"].items():
         cells = [_cell(row[k]) for k in ("mean_budget", "mean_tokens_used", "mean_depth")]
         share = _cell(row["used_share"])
         print(
             f"{level:<14} {row['replies']:>7} {cells[0]:>8} {cells[1]:>8} {cells[2]:>8} "
-            f"{share:>6} {row['factor']:.2f}"
+            f"{share:>6} {'yes' if row['learned'] else 'no'}"
         )
 
 

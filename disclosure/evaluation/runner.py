@@ -137,18 +137,16 @@ def profile_system(spec: ProfileSpec) -> System:
 
 
 def with_adaptive(profile: Profile, mode: AdaptiveMode | None) -> Profile:
-    """``profile`` with its budget learning (``learn``), kept at the start (``start``: the
-    learned factor pinned at 1, no probes) or at the level ceilings (``ceiling``)."""
+    """``profile`` with its budget learning (``learn``), kept at the start (``start``: learning
+    off, the level's own cut-off) or at the level ceilings (``ceiling``)."""
     if mode is None:
         return profile
     budget = profile.budget
     if mode == "ceiling":
         budget = budget.model_copy(update={"adaptive": False})
     elif mode == "start":
-        pinned = {"min_factor": 1.0, "max_factor": 1.0, "probe_every": 0}
-        budget = budget.model_copy(
-            update={"adaptive": True, "learning": budget.learning.model_copy(update=pinned)}
-        )
+        off = budget.learning.model_copy(update={"enabled": False})
+        budget = budget.model_copy(update={"adaptive": True, "learning": off})
     else:
         budget = budget.model_copy(update={"adaptive": True})
     return profile.model_copy(update={"budget": budget})

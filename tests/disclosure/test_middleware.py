@@ -86,7 +86,7 @@ def test_a_turn_is_injected_answered_ingested_and_fed_back(
     )
     assert question.session_id == answer.session_id == session
     assert question.timestamp < answer.timestamp
-    assert len(history) == 1 and history[0][0].used >= 1
+    assert len(history) == 1 and history[0].used >= 1
 
 
 def test_the_async_wrapper_does_the_same(pool: ControllerPool, chat_model: ChatModel) -> None:

@@ -189,8 +189,8 @@ def test_oracle_experiments_add_every_fixed_level_and_need_an_analyzer_profile()
 
 
 def test_adaptive_modes_read_as_the_brief_says() -> None:
-    """true/false mean learn/start; start pins the factor at 1 with no probes; ceiling turns
-    budget.adaptive off; labels say the mode and the reader."""
+    """true/false mean learn/start; start turns learning off (budgets stay at their start);
+    ceiling turns budget.adaptive off; labels say the mode and the reader."""
     experiment = validate_experiment(
         {"dataset": {"path": "x.json"},
          "profiles": [{"profile": "default", "adaptive": False, "reader": "cite-gold"},
@@ -199,8 +199,7 @@ def test_adaptive_modes_read_as_the_brief_says() -> None:
     assert experiment.system_labels() == ["default/start+cite-gold", "default/learn+cite-gold"]
     profile = load_profile("default")
     start = with_adaptive(profile, "start").budget
-    assert start.adaptive and start.learning.min_factor == start.learning.max_factor == 1.0
-    assert start.learning.probe_every == 0
+    assert start.adaptive and not start.learning.enabled
     assert not with_adaptive(profile, "ceiling").budget.adaptive
     assert with_adaptive(profile, None) is profile
 
