@@ -159,13 +159,14 @@ class Composer:
         level: DisclosureLevel,
         budget: int,
         now: datetime,
+        full_history_tokens: int,
     ) -> Rendered:
         fmt = get_formatter(config.formatter, self.profile.formatting)
         info = WrapperInfo(
             level=level.value,
             signals=analysis.detected_signals,
             complexity=analysis.complexity,
-            full_history_tokens=self.store.total_line_tokens(),
+            full_history_tokens=full_history_tokens,
             exact=self.counter.exact,
         )
         return render_context(
@@ -189,6 +190,7 @@ class Composer:
         reason: str,
         signals: Mapping[str, UseSignals],
         tiers: Mapping[str, tuple[str, ...]],
+        full_history_tokens: int,
     ) -> DisclosureResult:
         """The result; ``signals`` and ``tiers`` of the candidates among the items (not of
         those named by id)."""
@@ -216,7 +218,7 @@ class Composer:
             analysis=analysis,
             budget=decision.tokens,
             tokens_used=rendered.tokens,
-            full_history_tokens=self.store.total_line_tokens(),
+            full_history_tokens=full_history_tokens,
             expansion_reason=reason if disclosed else None,
             tokens_exact=self.counter.exact,
             budget_reason=decision.reason,

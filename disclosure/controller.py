@@ -205,6 +205,7 @@ class DisclosureController:
         items = self.composer.render_items(explicit, candidates, expansion.layers)
         named_ids = {m.id for m in explicit}
         clock = _lap(timings, "expand", clock)
+        full = self.store.total_line_tokens()  # one reading: the savings line and the field agree
         rendered = self.composer.render(
             items,
             config=config,
@@ -212,6 +213,7 @@ class DisclosureController:
             level=chosen,
             budget=decision.tokens,
             now=when,
+            full_history_tokens=full,
         )
         _lap(timings, "render", clock)
         timings["total"] = round((time.perf_counter() - started) * 1000, 3)
@@ -224,6 +226,7 @@ class DisclosureController:
             reason=expansion.reason,
             signals={c.id: signals[c.id] for c in candidates if c.id not in named_ids},
             tiers={c.id: c.tiers for c in candidates},
+            full_history_tokens=full,
         )
         with self._lock:
             self._last_ids = tuple(i.id for i in result.items)

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from pydantic import BaseModel, ConfigDict
 
 from analyzers import DisclosureLevel
-from formatters import Layer, RenderItem, format_citation, get_formatter
+from formatters import Layer, RenderItem, format_citation, get_formatter, one_line_summary
 from tiers.errors import InvalidInputError, MemoryNotFoundError
 from tiers.memory import Memory
 
@@ -87,7 +87,7 @@ def search_index(
         IndexEntry(
             citation=cites.get(h.id, h.id),
             id=h.id,
-            summary=h.memory.summary or h.memory.content[:100],
+            summary=h.memory.summary or one_line_summary(h.memory.content),
             score=round(h.score, 4),
             tier=h.tier,
             session_id=h.memory.session_id,

@@ -400,3 +400,19 @@ def test_entity_boost_multiplies_by_the_share_of_named_entities_mentioned(
     lists = {"cold": [ScoredMemory(m, "cold", 0.5, r) for r, m in enumerate([both, one, none])]}
     factors = gatherer._priors(lists, {"Dana"}, ["BILL-482", "jobs/nightly_batch.py", "Dana"])
     assert factors == {"both": 2.0, "one": 1.5}
+
+
+def test_index_lines_stay_one_line_for_memories_without_a_summary(
+    controller: DisclosureController,
+) -> None:
+    """A memory stored without enrichment still reads as one short line in the layer-1 index."""
+    from disclosure.layers import search_index
+
+    content = "Retry policy notes:\n" + "the gateway retries failed charges with backoff. " * 8
+    controller.store.ingest([Memory(id="raw", content=content, speaker="Marco")])
+    entry = next(
+        e for e in search_index(controller, "gateway retries backoff", limit=5) if e.id == "raw"
+    )
+    assert "\n" not in entry.summary
+    assert len(entry.summary) <= 100
+    assert " ".join(content.split()).startswith(entry.summary.rstrip("…"))
