@@ -222,6 +222,7 @@ class Composer:
             expansion_reason=reason if disclosed else None,
             tokens_exact=self.counter.exact,
             budget_reason=decision.reason,
+            budget_probe=decision.probe,
             profile=self.profile.name,
             omitted=rendered.omitted,
             top_score=curve.top_score if curve else None,

@@ -86,7 +86,7 @@ class DisclosureController:
         try:
             self.caches = DisclosureCaches(self.data_dir / "cache", profile.caches)
             self.budget = AdaptiveBudget(
-                profile.budget, profile=profile.name, path=self.data_dir / "usage.sqlite3"
+                profile.budget, profile=profile.name, path=self._usage_path(profile)
             )
             self.participants = Participants(self.data_dir / "participants.json", self.store)
             self._pool = ThreadPoolExecutor(max_workers=3, thread_name_prefix="disclosure")
@@ -106,6 +106,15 @@ class DisclosureController:
     ) -> DisclosureController:
         """A controller on a built-in profile name, a YAML path, or a Profile."""
         return cls(load_profile(name_or_path), data_dir=data_dir, embedder=embedder)
+
+    def _usage_path(self, profile: Profile) -> Path:
+        """Where the adaptive budget keeps its replies: ``budget.learning.path`` (relative to
+        the data directory; a file shared by several data directories makes one profile learn
+        from all of them), or ``usage.sqlite3`` in the data directory."""
+        chosen = profile.budget.learning.path
+        if chosen is None:
+            return self.data_dir / "usage.sqlite3"
+        return self.data_dir / Path(chosen).expanduser()
 
     def _embedder(self, embedder: Embedder | str | None) -> Embedder | None:
         if embedder is not None and not isinstance(embedder, str):
@@ -295,6 +304,7 @@ class DisclosureController:
             len(used),
             len(result.items),
             bool(result.omitted),
+            probe=result.budget_probe,
             signals=tuple(
                 (signals, item.id in used)
                 for item in result.items

@@ -82,11 +82,13 @@ class BudgetLearningConfig(_Section):
     """How the adaptive budget learns from feedback (see ``disclosure.budget``)."""
 
     enabled: bool = True
-    history: int = Field(default=100, gt=0)
+    history: int = Field(default=2000, gt=0)
     min_observations: int = Field(default=10, ge=1)
-    threshold: float = Field(default=0.015, gt=0.0, lt=1.0)
+    threshold: float = Field(default=0.014, gt=0.0, lt=1.0)
     l2: float = Field(default=1.0, gt=0.0)
     probe_every: int = Field(default=8, ge=0)
+    pool_levels: bool = True
+    path: str | None = Field(default=None, min_length=1)
 
 
 class BudgetConfig(_Section):

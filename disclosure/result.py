@@ -51,6 +51,7 @@ class DisclosureResult(BaseModel):
     warnings: tuple[str, ...] = ()  # what went wrong but did not stop the disclosure
     top_score: float | None = None  # the best confidence among the candidates
     lead_score: float | None = None  # the confidence of the fused leader (rank 0)
+    budget_probe: bool = False  # the budget showed the level's cut-off, not the learned cut
 
     @property
     def savings(self) -> float:

@@ -82,17 +82,34 @@ class UseModel:
         return self.probability(signals) >= self.threshold
 
 
-def fit(rows: Sequence[tuple[UseSignals, bool]], *, l2: float) -> tuple[float, ...]:
-    """Logistic-regression weights for ``rows`` (signals, used), with ridge penalty ``l2``."""
+def fit(
+    rows: Sequence[tuple[UseSignals, bool]],
+    *,
+    l2: float,
+    weights: Sequence[float] | None = None,
+    start: Sequence[float] | None = None,
+) -> tuple[float, ...]:
+    """Logistic-regression weights for ``rows`` (signals, used), with ridge penalty ``l2``;
+    ``weights``: each row's weight (1 each by default); ``start``: where the fit begins."""
     x = np.array([s.vector() for s, _ in rows], dtype=float)
     y = np.array([used for _, used in rows], dtype=float)
-    w = np.zeros(x.shape[1])
+    w = np.ones(len(rows)) if weights is None else np.asarray(weights, dtype=float)
+    return fit_arrays(x, y, w, l2=l2, start=start)
+
+
+def fit_arrays(
+    x: np.ndarray, y: np.ndarray, w: np.ndarray, *, l2: float, start: Sequence[float] | None = None
+) -> tuple[float, ...]:
+    """:func:`fit` on ready arrays: ``x`` the rows' vectors, ``y`` 1 where used, ``w`` weights.
+    Weighted iteratively reweighted least squares; a ``start`` near the answer (the previous
+    fit, one reply ago) converges in a few steps."""
+    b = np.zeros(x.shape[1]) if start is None else np.array(start, dtype=float)
     penalty = l2 * np.eye(x.shape[1])
     for _ in range(_ITERATIONS):
-        p = 1.0 / (1.0 + np.exp(-np.clip(x @ w, -50.0, 50.0)))
-        hessian = x.T @ (x * (p * (1 - p))[:, None]) + penalty
-        step = np.linalg.solve(hessian, x.T @ (p - y) + l2 * w)
-        w -= step
+        p = 1.0 / (1.0 + np.exp(-np.clip(x @ b, -50.0, 50.0)))
+        hessian = x.T @ (x * (w * p * (1 - p))[:, None]) + penalty
+        step = np.linalg.solve(hessian, x.T @ (w * (p - y)) + l2 * b)
+        b -= step
         if float(np.abs(step).max()) < _TOLERANCE:
             break
-    return tuple(float(v) for v in w)
+    return tuple(float(v) for v in b)

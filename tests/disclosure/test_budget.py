@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Collection
 from pathlib import Path
 
@@ -168,9 +169,9 @@ def test_no_learning_before_enough_replies_that_used_something() -> None:
     assert "learning off" in off.decide(STANDARD, LEVEL, 0.5).reason
 
 
-def test_history_persists_per_profile_and_level(tmp_path: Path) -> None:
+def test_history_persists_per_profile(tmp_path: Path) -> None:
     """A reopened budget remembers the replies and their signals and learns the same model;
-    other levels and profiles are unaffected."""
+    the levels share it (pooled); other profiles are unaffected."""
     b = budget(tmp_path)
     feed(b, 12)
     learned, _ = b.model(STANDARD)
@@ -180,9 +181,69 @@ def test_history_persists_per_profile_and_level(tmp_path: Path) -> None:
     assert learned is not None and model is not None and observations == 12
     assert model.weights == pytest.approx(learned.weights)
     assert again.history(STANDARD)[0].signals[0] == (curve(0), True)
-    assert again.model(DisclosureLevel.DETAILED) == (None, 0)
+    assert again.model(DisclosureLevel.DETAILED) == (model, 12)
     other = AdaptiveBudget(BudgetConfig(), profile="other", path=tmp_path / "usage.db")
     assert other.model(STANDARD) == (None, 0)
+
+
+def test_unpooled_levels_learn_apart(tmp_path: Path) -> None:
+    """With ``pool_levels: false`` each level learns from its own replies only."""
+    b = budget(tmp_path, learning={"pool_levels": False})
+    feed(b, 12)
+    assert b.model(STANDARD)[0] is not None
+    assert b.model(DisclosureLevel.DETAILED) == (None, 0)
+    assert b.history(DisclosureLevel.DETAILED) == []
+
+
+def test_budgets_sharing_a_store_learn_from_each_other(tmp_path: Path) -> None:
+    """Two budgets on one file (two namespaces, or two processes): the replies one records
+    teach the other before its next decision."""
+    first, second = budget(tmp_path), budget(tmp_path)
+    assert second.decide(STANDARD, LEVEL, 0.5).cut is None
+    feed(first, 12)
+    model, observations = second.model(STANDARD)
+    assert model is not None and observations == 12
+    assert second.decide(STANDARD, LEVEL, 0.5).cut is model
+    feed(second, 3)
+    assert first.model(STANDARD)[1] == second.model(STANDARD)[1] == 15
+
+
+def test_probe_rows_the_cut_would_drop_weigh_probe_every(tmp_path: Path) -> None:
+    """Probes are the only replies that show what the learned cut drops, one budget in
+    ``probe_every``: those rows are stored with weight ``probe_every`` (inverse propensity),
+    the rows the cut keeps with weight 1, and every row of an ordinary reply with 1."""
+    b = budget(tmp_path, learning={"probe_every": 4})
+    feed(b, 10)
+    model, _ = b.model(STANDARD)
+    assert model is not None
+    everything = tuple((curve(rank), rank == 0) for rank in range(CANDIDATES))
+    b.record(STANDARD, Usage(1500, 1400, 100, 1, CANDIDATES, False, everything, probe=True))
+    b.record(STANDARD, Usage(1500, 1400, 100, 1, CANDIDATES, False, everything))
+    probe, ordinary = b._db.execute(
+        "SELECT reply, group_concat(weight, ' ') FROM signals GROUP BY reply ORDER BY reply"
+    ).fetchall()[-2:]
+    weights = [float(w) for w in probe[1].split()]
+    expected = [1.0 if model.keeps(s) else 4.0 for s, _ in everything]
+    assert weights == expected and 1.0 in weights and 4.0 in weights
+    assert {float(w) for w in ordinary[1].split()} == {1.0}
+
+
+def test_a_store_from_before_weights_opens_and_learns(tmp_path: Path) -> None:
+    """A usage file written before rows carried weights gains the column (every row 1)."""
+    path = tmp_path / "usage.db"
+    b = budget(tmp_path)
+    feed(b, 12)
+    b.close()
+    db = sqlite3.connect(path)
+    db.executescript(
+        "CREATE TABLE old AS SELECT reply, rank, relative, score, top_score, lead_score, agree,"
+        " used FROM signals; DROP TABLE signals; ALTER TABLE old RENAME TO signals;"
+    )
+    db.close()
+    again = budget(tmp_path)
+    model, observations = again.model(STANDARD)
+    assert model is not None and observations == 12
+    assert {w for (w,) in again._db.execute("SELECT DISTINCT weight FROM signals")} == {1.0}
 
 
 def test_history_is_bounded() -> None:
@@ -198,4 +259,4 @@ def test_history_is_bounded() -> None:
 def test_default_profile_carries_the_learning_policy() -> None:
     """The learning knobs are profile settings."""
     learning = load_profile("default").budget.learning
-    assert (learning.threshold, learning.probe_every, learning.enabled) == (0.015, 8, True)
+    assert (learning.threshold, learning.probe_every, learning.enabled) == (0.014, 8, True)

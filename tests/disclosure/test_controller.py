@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from disclosure import DisclosureLevel, Layer, Memory, MemoryNotFoundError
 from disclosure.controller import DisclosureController
+from disclosure.profiles import load_profile
 from disclosure.sample import load_sample_conversation
 from formatters import FLAG_NOTE, get_token_counter
 from tiers.errors import InvalidInputError
@@ -256,6 +257,39 @@ def test_feedback_measures_use_and_teaches_the_budget(controller: DisclosureCont
     assert learned.items[0].id == top.id
     stats = controller.stats()
     assert stats["budget"][learned.level.value] == {"learned": True, "observations": 30}
+
+
+def test_a_shared_learning_path_teaches_every_data_dir_and_probes_say_so(tmp_path: Path) -> None:
+    """Two controllers (two users' data dirs) whose profile names one usage file learn from
+    each other's replies; a probe's result says it was one, and its feedback is stored so."""
+    profile = load_profile("default")
+    learning = profile.budget.learning.model_copy(
+        update={"path": "../shared-usage.sqlite3", "probe_every": 3}
+    )
+    profile = profile.model_copy(
+        update={"budget": profile.budget.model_copy(update={"learning": learning})}
+    )
+    query = "Explain why the invoice totals drifted"
+    with (
+        DisclosureController(profile, data_dir=tmp_path / "ann") as ann,
+        DisclosureController(profile, data_dir=tmp_path / "bob") as bob,
+    ):
+        for c in (ann, bob):
+            c.ingest(load_sample_conversation())
+        assert (tmp_path / "shared-usage.sqlite3").exists()
+        assert not (tmp_path / "ann" / "usage.sqlite3").exists()
+        for _ in range(30):
+            result = ann.disclose(query, now=NOW)
+            ann.feedback(result, f"See [{result.items[0].citation}].")
+        results = [bob.disclose(query, now=NOW) for _ in range(3)]
+        assert [r.budget_probe for r in results] == [False, False, True]
+        assert "learned cut from 30 replies" in results[0].budget_reason
+        assert "probe" in results[2].budget_reason
+        bob.feedback(results[2], f"See [{results[2].items[0].citation}].")
+        weights = [w for (w,) in bob.budget._db.execute(
+            "SELECT weight FROM signals WHERE reply = (SELECT MAX(seq) FROM replies)"
+        )]  # fmt: skip
+        assert 3.0 in weights  # what the learned cut drops counts probe_every times
 
 
 def test_content_overlap_counts_as_use_without_citations(controller: DisclosureController) -> None:

@@ -59,3 +59,20 @@ def test_a_stronger_ridge_penalty_keeps_the_model_cautious() -> None:
     loose = UseModel(fit(rows, l2=0.01), 0.5).probability(tail)
     tight = UseModel(fit(rows, l2=100.0), 0.5).probability(tail)
     assert loose < tight < 0.5
+
+
+def test_a_row_weighing_k_counts_as_k_copies_and_a_warm_start_converges_alike() -> None:
+    """Weights are repetitions (what inverse propensity weighting relies on); starting from a
+    previous fit lands on the same weights as starting from zero."""
+    rows = [
+        (UseSignals(rank, 1 / (1 + 0.1 * rank), 0.8 - 0.03 * rank, 0.8, 0.8, rank < 2), used)
+        for rank in range(12)
+        for used in (rank < 2, rank in (3, 9))
+    ]
+    weights = [4.0 if s.rank >= 6 else 1.0 for s, _ in rows]
+    repeated = [row for row, w in zip(rows, weights, strict=True) for _ in range(int(w))]
+    weighted = fit(rows, l2=1.0, weights=weights)
+    assert weighted == pytest.approx(fit(repeated, l2=1.0), abs=1e-6)
+    assert weighted != pytest.approx(fit(rows, l2=1.0), abs=1e-3)
+    start = fit(rows[:12], l2=1.0)
+    assert fit(rows, l2=1.0, weights=weights, start=start) == pytest.approx(weighted, abs=1e-5)
