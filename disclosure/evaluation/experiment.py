@@ -80,7 +80,10 @@ class ProfileSpec(_Strict):
     see :mod:`disclosure.evaluation.reader`). ``adaptive`` overrides the profile's budget:
     ``learn`` (or ``true``) learns from feedback, ``start`` (or ``false``) keeps every budget at
     its start, ``default x (0.5 + complexity)``, ``ceiling`` uses the level's ``max_tokens``
-    (the profile's ``budget.adaptive: false``).
+    (the profile's ``budget.adaptive: false``). ``shared_learning``: one budget history for
+    the whole run, so each conversation's replies also teach the conversations after it, as a
+    deployment's profile learns from all its users (``budget.learning.path``); by default every
+    conversation starts from nothing.
     """
 
     profile: str = Field(min_length=1)
@@ -89,6 +92,7 @@ class ProfileSpec(_Strict):
     budget: int | None = Field(default=None, gt=0)
     reader: ReaderName | None = None
     adaptive: AdaptiveMode | None = None
+    shared_learning: bool = False
 
     @field_validator("level", mode="before")
     @classmethod

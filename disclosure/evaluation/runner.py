@@ -125,6 +125,10 @@ def controller_class() -> Any:
 def profile_system(spec: ProfileSpec) -> System:
     """A profile, run through a fresh ``DisclosureController`` per conversation."""
     profile = with_adaptive(load_profile(spec.profile), spec.adaptive)  # fail now on a typo
+    if spec.shared_learning:  # data dirs are <run>/<system>/<conversation>: one file per system
+        learning = profile.budget.learning.model_copy(update={"path": "../usage.sqlite3"})
+        budget = profile.budget.model_copy(update={"learning": learning})
+        profile = profile.model_copy(update={"budget": budget})
     cls = controller_class()
 
     def factory(data_dir: Path) -> Discloser:

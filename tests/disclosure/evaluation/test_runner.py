@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import json
 import re
+import sqlite3
 from collections.abc import Sequence
+from contextlib import closing
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -128,6 +130,37 @@ def test_profiles_run_on_the_disclosure_controller() -> None:
     system = profile_system(ProfileSpec(profile="default"))
     assert system.kind == "profile"
     assert controller_class() is disclosure.DisclosureController
+
+
+def test_shared_learning_keeps_one_budget_history_for_the_run(
+    experiment: Experiment, dataset: Dataset, tmp_path: Path
+) -> None:
+    """``shared_learning``: every conversation's feedback goes to one usage file beside the
+    conversations' data dirs, so later conversations learn from earlier ones; without it each
+    conversation keeps its own."""
+
+    def replies(path: Path) -> int:
+        with closing(sqlite3.connect(path)) as db:
+            return int(db.execute("SELECT COUNT(*) FROM replies").fetchone()[0])
+
+    counts: dict[bool, list[int]] = {}
+    for shared in (False, True):
+        spec = ProfileSpec(
+            profile="default", reader="cite-gold", adaptive="learn", shared_learning=shared
+        )
+        work = tmp_path / str(shared)
+        run_experiment(experiment, dataset, [profile_system(spec)], work_dir=work, progress=False)
+        (system_dir,) = work.glob("*/default*")  # <work>/<run>/<system>/<conversation>
+        conversations = sorted(p for p in system_dir.iterdir() if p.is_dir())
+        assert len(conversations) == 2
+        owned = [c / "usage.sqlite3" for c in conversations if (c / "usage.sqlite3").exists()]
+        assert (system_dir / "usage.sqlite3").exists() is shared
+        assert len(owned) == (0 if shared else 2)
+        counts[shared] = (
+            [replies(system_dir / "usage.sqlite3")] if shared else [replies(p) for p in owned]
+        )
+    assert all(n > 0 for n in counts[False])
+    assert counts[True] == [sum(counts[False])]
 
 
 class Overspender(BM25):
