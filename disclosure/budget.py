@@ -84,6 +84,7 @@ CREATE TABLE IF NOT EXISTS signals (
 CREATE INDEX IF NOT EXISTS signals_by_reply ON signals (reply);
 """
 _POOLED = "*"  # the scope of a use model shared by every level
+_WIDTH = len(UseSignals(0, 1.0, 0.0, 0.0, 0.0, False).vector())  # the model's inputs
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,7 +123,6 @@ class BudgetDecision:
 class _Reply:
     """One kept reply, ready for fitting: its candidates' vectors, labels and weights."""
 
-    seq: int
     x: np.ndarray
     y: np.ndarray
     w: np.ndarray
@@ -216,10 +216,10 @@ class AdaptiveBudget:
         one budget in ``probe_every``: they count ``probe_every`` times (inverse propensity
         weighting), so the model learns their use at its true rate, not at the rate probes
         happen to show them."""
-        model, _ = self.model(level)
-        every = self.config.learning.probe_every
+        model = self.model(level)[0] if usage.probe else None
+        every = float(self.config.learning.probe_every)
         rows = [
-            (s, used, float(every) if usage.probe and model and not model.keeps(s) else 1.0)
+            (s, used, every if model is not None and not model.keeps(s) else 1.0)
             for s, used in usage.signals
         ]
         with self._lock, self._db:
@@ -322,11 +322,10 @@ class AdaptiveBudget:
             rank, relative, score, top, lead, agree = values
             signals = UseSignals(rank, relative, score, top, lead, bool(agree))
             rows[reply].append((signals.vector(), used, weight))
-        for seq, found in rows.items():
+        for found in rows.values():
             scope.replies.append(
                 _Reply(
-                    seq,
-                    np.array([v for v, _, _ in found], dtype=float).reshape(len(found), -1),
+                    np.array([v for v, _, _ in found], dtype=float).reshape(len(found), _WIDTH),
                     np.array([u for _, u, _ in found], dtype=float),
                     np.array([w for _, _, w in found], dtype=float),
                 )

@@ -228,6 +228,17 @@ def test_probe_rows_the_cut_would_drop_weigh_probe_every(tmp_path: Path) -> None
     assert {float(w) for w in ordinary[1].split()} == {1.0}
 
 
+def test_replies_without_candidates_are_kept_and_learning_goes_on() -> None:
+    """A reply to a disclosure of named memories only carries no signals: it counts as a kept
+    reply, teaches nothing, and breaks nothing."""
+    b = budget()
+    b.record(STANDARD, Usage(1000, 200, 0, 0, 1, False, ()))
+    assert b.model(STANDARD) == (None, 1)
+    feed(b, 10)
+    model, observations = b.model(STANDARD)
+    assert model is not None and observations == 11
+
+
 def test_a_store_from_before_weights_opens_and_learns(tmp_path: Path) -> None:
     """A usage file written before rows carried weights gains the column (every row 1)."""
     path = tmp_path / "usage.db"
