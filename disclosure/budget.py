@@ -312,20 +312,12 @@ class AdaptiveBudget:
         ).fetchall()
         if not new:
             return scope
-        rows: dict[int, list[tuple[tuple[float, ...], int, float]]] = {seq: [] for (seq,) in new}
-        for reply, *values, used, weight in self._db.execute(
-            "SELECT s.reply, s.rank, s.relative, s.score, s.top_score, s.lead_score, s.agree, "
-            f"s.used, s.weight FROM signals s JOIN replies r ON r.seq = s.reply WHERE {where} "
-            "AND r.seq > ?",
-            (*args, scope.last_seq),
-        ):
-            rank, relative, score, top, lead, agree = values
-            signals = UseSignals(rank, relative, score, top, lead, bool(agree))
-            rows[reply].append((signals.vector(), used, weight))
+        rows: dict[int, list[tuple[UseSignals, bool, float]]] = {seq: [] for (seq,) in new}
+        rows.update(self._signals(where, args, after=scope.last_seq))
         for found in rows.values():
             scope.replies.append(
                 _Reply(
-                    np.array([v for v, _, _ in found], dtype=float).reshape(len(found), _WIDTH),
+                    np.array([s.vector() for s, _, _ in found]).reshape(len(found), _WIDTH),
                     np.array([u for _, u, _ in found], dtype=float),
                     np.array([w for _, _, w in found], dtype=float),
                 )
@@ -343,19 +335,28 @@ class AdaptiveBudget:
             f"WHERE {where} ORDER BY seq",
             args,
         ).fetchall()
-        signals: dict[int, list[tuple[UseSignals, bool]]] = {}
-        for reply, *values, used in self._db.execute(
-            "SELECT s.reply, s.rank, s.relative, s.score, s.top_score, s.lead_score, s.agree, "
-            f"s.used FROM signals s JOIN replies r ON r.seq = s.reply WHERE {where}",
-            args,
-        ):
-            rank, relative, score, top, lead, agree = values
-            found = UseSignals(rank, relative, score, top, lead, bool(agree))
-            signals.setdefault(reply, []).append((found, bool(used)))
+        signals = self._signals(where, args)
         return [
-            Usage(b, t, d, u, n, bool(c), tuple(signals.get(seq, ())))
+            Usage(b, t, d, u, n, bool(c), tuple((f, used) for f, used, _ in signals.get(seq, ())))
             for seq, b, t, d, u, n, c in replies
         ]
+
+    def _signals(
+        self, where: str, args: tuple[str, ...], *, after: int = 0
+    ) -> dict[int, list[tuple[UseSignals, bool, float]]]:
+        """The stored candidates (signals, used, weight) of the replies matching ``where`` past
+        seq ``after``, by reply."""
+        found: dict[int, list[tuple[UseSignals, bool, float]]] = {}
+        for reply, *values, used, weight in self._db.execute(
+            "SELECT s.reply, s.rank, s.relative, s.score, s.top_score, s.lead_score, s.agree, "
+            f"s.used, s.weight FROM signals s JOIN replies r ON r.seq = s.reply WHERE {where} "
+            "AND r.seq > ?",
+            (*args, after),
+        ):
+            rank, relative, score, top, lead, agree = values
+            signals = UseSignals(rank, relative, score, top, lead, bool(agree))
+            found.setdefault(reply, []).append((signals, bool(used), weight))
+        return found
 
     def _learn(self, scope: _Scope) -> UseModel | None:
         rules = self.config.learning
