@@ -27,17 +27,17 @@ from types import TracebackType
 from typing import Any
 
 from analyzers import DisclosureLevel, QueryAnalysis, QueryComplexityAnalyzer
-from disclosure.budget import AdaptiveBudget, Usage
-from disclosure.cache import DisclosureCaches
-from disclosure.compose import Composer
-from disclosure.expansion import decide
-from disclosure.feedback import FeedbackReport, measure
-from disclosure.gather import Gatherer
-from disclosure.ingest import prepare
-from disclosure.participants import Participants
+from disclosure.pipeline.budget import AdaptiveBudget, Usage
+from disclosure.pipeline.caches import DisclosureCaches
+from disclosure.pipeline.compose import Composer
+from disclosure.pipeline.expansion import decide
+from disclosure.pipeline.feedback import FeedbackReport, measure
+from disclosure.pipeline.gather import Gatherer
+from disclosure.pipeline.ingest import prepare
+from disclosure.pipeline.participants import Participants
+from disclosure.pipeline.usemodel import UseSignals, signals_of
 from disclosure.profiles import Profile, load_profile
 from disclosure.result import DisclosedItem, DisclosureResult
-from disclosure.usemodel import UseSignals, signals_of
 from formatters import (
     Layer,
     get_formatter,

@@ -79,7 +79,7 @@ def _seed_levels() -> dict[DisclosureLevel, LevelConfig]:
 
 
 class BudgetLearningConfig(_Section):
-    """How the adaptive budget learns from feedback (see ``disclosure.budget``)."""
+    """How the adaptive budget learns from feedback (see ``disclosure.pipeline.budget``)."""
 
     enabled: bool = True
     history: int = Field(default=2000, gt=0)
@@ -129,7 +129,8 @@ def _default_weights() -> dict[str, float]:
 
 
 class FusionConfig(_Section):
-    """How the tiers' lists become one ranking (reciprocal rank fusion, ``disclosure.fusion``).
+    """How the tiers' lists become one ranking (reciprocal rank fusion,
+    ``disclosure.pipeline.fusion``).
 
     ``weights`` per list: ``hot`` (the working set's matches), ``active`` (the working set's
     recent and important items, taken when the hot matches fall short), ``warm`` (vectors) and
@@ -165,7 +166,7 @@ class FusionConfig(_Section):
 
 
 class FeedbackConfig(_Section):
-    """When a reply counts as having used a disclosed item (``disclosure.feedback``)."""
+    """When a reply counts as having used a disclosed item (``disclosure.pipeline.feedback``)."""
 
     min_overlap: float = Field(default=0.3, gt=0.0, le=1.0)
     min_shared_words: int = Field(default=3, ge=1)

@@ -69,7 +69,7 @@ def _serve(args: argparse.Namespace) -> int:
 
 
 def _serve_mcp(args: argparse.Namespace) -> int:
-    from disclosure.mcp_server import create_mcp_server
+    from disclosure.mcp.server import create_mcp_server
 
     with pool_of(args, max_open=1) as pool:
         parts = {"tenant": args.tenant, "user": args.user, "conversation": args.conversation}

@@ -421,7 +421,7 @@ def test_entity_boost_multiplies_by_the_share_of_named_entities_mentioned(
 ) -> None:
     """entity_boost b gives 1 + b x (share of the query's entities a memory names); people named
     in the query are left to the participant prior."""
-    from disclosure.gather import Gatherer
+    from disclosure.pipeline.gather import Gatherer
     from disclosure.profiles import FusionConfig
     from tiers.memory import ScoredMemory
 
@@ -440,7 +440,7 @@ def test_index_lines_stay_one_line_for_memories_without_a_summary(
     controller: DisclosureController,
 ) -> None:
     """A memory stored without enrichment still reads as one short line in the layer-1 index."""
-    from disclosure.layers import search_index
+    from disclosure.mcp.workflow import search_index
 
     content = "Retry policy notes:\n" + "the gateway retries failed charges with backoff. " * 8
     controller.store.ingest([Memory(id="raw", content=content, speaker="Marco")])

@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from disclosure.cache import DisclosureCaches
+from disclosure.pipeline.caches import DisclosureCaches
 from disclosure.profiles import CacheConfig, LayerCacheConfig
 
 

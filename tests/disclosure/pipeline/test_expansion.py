@@ -5,8 +5,8 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from analyzers import QueryAnalysis, TemporalReference
-from disclosure.expansion import decide
-from disclosure.fusion import Candidate
+from disclosure.pipeline.expansion import decide
+from disclosure.pipeline.fusion import Candidate
 from disclosure.profiles import ExpansionConfig
 from formatters.base import Layer
 from tiers.memory import Memory

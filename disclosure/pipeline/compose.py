@@ -14,12 +14,12 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 
 from analyzers import DisclosureLevel, QueryAnalysis
-from disclosure.budget import BudgetDecision
-from disclosure.fusion import Candidate
-from disclosure.gather import Gatherer
+from disclosure.pipeline.budget import BudgetDecision
+from disclosure.pipeline.fusion import Candidate
+from disclosure.pipeline.gather import Gatherer
+from disclosure.pipeline.usemodel import UseModel, UseSignals, signals_of
 from disclosure.profiles import LevelConfig, Profile
 from disclosure.result import DisclosedItem, DisclosureResult
-from disclosure.usemodel import UseModel, UseSignals, signals_of
 from formatters import (
     Layer,
     Rendered,

@@ -9,9 +9,10 @@ For each query::
 Until the profile has learned, its budget is ``clamp(start, budget.min, ceiling)`` (the ceiling
 wins over the min) and the level's own cut-off (``cutoff``, ``cutoff_floor``) decides which
 candidates go in. After the model answers, ``feedback`` labels every disclosed candidate used or
-not, with the signals that say where it sat on its query's score curve (``disclosure.usemodel``).
-Once ``min_observations`` of the kept replies used something, a *use model* fit on them decides
-instead: a candidate is disclosed when its predicted chance of use is at least ``threshold``,
+not, with the signals that say where it sat on its query's score curve
+(``disclosure.pipeline.usemodel``). Once ``min_observations`` of the kept replies used
+something, a *use model* fit on them decides instead: a candidate is disclosed when its
+predicted chance of use is at least ``threshold``,
 whatever its rank, and the budget is the ceiling (the model, not a token count, sets the length;
 the ceiling still bounds it). A question with one sharp match stops early; one whose candidates
 look alike goes deeper, as far as the replies showed that such candidates get used.
@@ -51,8 +52,8 @@ from pathlib import Path
 import numpy as np
 
 from analyzers import DisclosureLevel
+from disclosure.pipeline.usemodel import UseModel, UseSignals, fit_arrays
 from disclosure.profiles import BudgetConfig, LevelConfig
-from disclosure.usemodel import UseModel, UseSignals, fit_arrays
 from tiers.errors import InvalidInputError
 
 _SCHEMA = """

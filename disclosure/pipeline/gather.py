@@ -3,7 +3,7 @@
 Per level (the profile's ``levels``): ``hot_items`` matches from the working set (topped up with
 its "active context", recent and important items, when the query matches fewer), ``warm_items``
 nearest vectors, and ``cold_items`` BM25 hits from the archive when ``cold_search`` is on. The
-lists are fused (``disclosure.fusion``) and the fused order is cached (layer 1) under the
+lists are fused (``disclosure.pipeline.fusion``) and the fused order is cached (layer 1) under the
 corpus's generation, so a repeated query skips the searches and the query embedding; any write
 makes the entry unreachable.
 """
@@ -18,8 +18,8 @@ from concurrent.futures import Executor, Future
 from datetime import datetime
 
 from analyzers import DisclosureLevel, QueryAnalysis
-from disclosure.cache import DisclosureCaches
-from disclosure.fusion import Candidate, fuse
+from disclosure.pipeline.caches import DisclosureCaches
+from disclosure.pipeline.fusion import Candidate, fuse
 from disclosure.profiles import FusionConfig, LevelConfig
 from tiers import Memory, TieredStore
 from tiers.errors import TierUnavailableError

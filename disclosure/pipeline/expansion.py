@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from analyzers import QueryAnalysis
-from disclosure.fusion import Candidate
+from disclosure.pipeline.fusion import Candidate
 from disclosure.profiles import ExpansionConfig
 from formatters.base import Layer
 

@@ -11,9 +11,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from analyzers import DisclosureLevel
-from disclosure.budget import AdaptiveBudget, BudgetDecision, Usage
+from disclosure.pipeline.budget import AdaptiveBudget, BudgetDecision, Usage
+from disclosure.pipeline.usemodel import UseSignals
 from disclosure.profiles import BudgetConfig, LevelConfig, load_profile
-from disclosure.usemodel import UseSignals
 from tiers.errors import InvalidInputError
 
 STANDARD = DisclosureLevel.STANDARD
