@@ -19,7 +19,6 @@ from collections.abc import Sequence
 from typing import Protocol
 
 from tiers.bm25 import Bm25Index
-from tiers.config import ColdConfig
 from tiers.text import Tokenizer
 
 logger = logging.getLogger(__name__)
@@ -52,14 +51,6 @@ class LexicalEngine(Protocol):
     ) -> tuple[list[tuple[int, float]], float]:
         """(seq, raw BM25) pairs, best first, at most ``k``; and the terms' IDF mass."""
         ...
-
-
-def make_engine(config: ColdConfig, tokenizer: Tokenizer) -> LexicalEngine:
-    if config.engine == "fts5":
-        from tiers.fts5 import Fts5Engine
-
-        return Fts5Engine(tokenizer, budget=config.fts5_budget, rescore=config.fts5_rescore)
-    return RankBm25Engine(tokenizer)
 
 
 def contents(conn: sqlite3.Connection) -> sqlite3.Cursor:

@@ -35,7 +35,7 @@ def _serve(args: argparse.Namespace) -> int:
     if args.mcp:
         return _serve_mcp(args)
     if args.tenant or args.user or args.conversation:
-        from disclosure.cli import UsageError
+        from disclosure.cli.common import UsageError
 
         raise UsageError(
             "serve: the HTTP API takes the namespace per request (?user=...); "
