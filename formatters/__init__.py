@@ -36,7 +36,7 @@ from formatters.base import (
 from formatters.citations import CITATION_PATTERN, format_citation, parse_citations
 from formatters.config import CitationConfig, FormattingConfig, TokenConfig
 from formatters.fields import one_line_summary
-from formatters.registry import FORMATTERS, Registry, get_formatter
+from formatters.registry import FORMATTERS, get_formatter
 from formatters.safety import FLAG_NOTE, Finding, neutralize, scan, strip_private
 from formatters.tokens import (
     APPROXIMATE,
@@ -53,6 +53,7 @@ from formatters.wrapper import (
     wrap,
     wrapper_overhead,
 )
+from tiers.registry import Registry
 
 __all__ = [
     "APPROXIMATE",

@@ -13,33 +13,29 @@ Both built-in embedders produce the same vector space and share one ``name``
 
 Embedders are expensive to build, so :func:`get_embedder` builds each (name, cache directory)
 once per process and hands out the same instance. Third parties register a factory with
-:func:`register_embedder` or through the ``tiered_disclosure.embedders`` entry-point group (set
-``TIERED_DISCLOSURE_DISABLE_PLUGIN_AUTOLOAD=1`` to skip entry points).
+:func:`register_embedder` (or ``EMBEDDERS.register``) or through the
+``tiered_disclosure.embedders`` entry-point group (:mod:`tiers.registry`).
 """
 
 from __future__ import annotations
 
 import logging
-import os
 import threading
 from collections import OrderedDict
-from importlib.metadata import entry_points
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
 from tiers.base import Embedder
-from tiers.errors import RegistryError, TierUnavailableError
+from tiers.errors import TierUnavailableError
 from tiers.minilm import default_cache_dir, shared_sentence_transformer
+from tiers.registry import Registry
 
 if TYPE_CHECKING:
     import numpy.typing as npt
 
 log = logging.getLogger(__name__)
-
-AUTOLOAD_ENV = "TIERED_DISCLOSURE_DISABLE_PLUGIN_AUTOLOAD"
-ENTRY_POINT_GROUP = "tiered_disclosure.embedders"
 
 
 class EmbedderFactory(Protocol):
@@ -68,35 +64,25 @@ def _auto(*, cache_dir: Path) -> Embedder:
         return get_embedder("sentence-transformers", cache_dir=cache_dir)
 
 
-_factories: dict[str, EmbedderFactory] = {
-    "sentence-transformers": _sentence_transformers,
-    "onnx": _onnx,
-    "auto": _auto,
-}
+#: The embedder factories by name: the built-ins, what third parties register (by call or
+#: decorator, or through the ``tiered_disclosure.embedders`` entry-point group).
+EMBEDDERS: Registry[EmbedderFactory] = Registry("embedder", group="tiered_disclosure.embedders")
+EMBEDDERS.register("sentence-transformers", _sentence_transformers)
+EMBEDDERS.register("onnx", _onnx)
+EMBEDDERS.register("auto", _auto)
+
 _instances: dict[tuple[str, Path], Embedder] = {}
-_registry_lock = threading.RLock()
-_entry_points_loaded = False
+_instances_lock = threading.RLock()  # re-entered: ``auto`` may build ``sentence-transformers``
 
 
 def register_embedder(name: str, factory: EmbedderFactory) -> EmbedderFactory:
     """Register ``factory`` under ``name``; the same name to another factory is an error."""
-    if not name or not name.strip():
-        raise RegistryError("an embedder name must not be empty")
-    with _registry_lock:
-        current = _factories.get(name)
-        if current is not None and current is not factory:
-            raise RegistryError(
-                f"embedder {name!r} is already registered to {current!r}; choose another name"
-            )
-        _factories[name] = factory
-    return factory
+    return EMBEDDERS.register(name, factory)
 
 
 def available_embedders() -> list[str]:
     """Every embedder name a profile may use, sorted."""
-    with _registry_lock:
-        _load_entry_points()
-        return sorted(_factories)
+    return EMBEDDERS.names()
 
 
 def get_embedder(name: str, *, cache_dir: Path | str | None = None) -> Embedder:
@@ -106,37 +92,10 @@ def get_embedder(name: str, *, cache_dir: Path | str | None = None) -> Embedder:
     """
     directory = Path(cache_dir).expanduser() if cache_dir else default_cache_dir()
     key = (name, directory)
-    with _registry_lock:
+    with _instances_lock:
         if key not in _instances:
-            _instances[key] = _factory(name)(cache_dir=directory)
+            _instances[key] = EMBEDDERS.get(name)(cache_dir=directory)
         return _instances[key]
-
-
-def _factory(name: str) -> EmbedderFactory:
-    if name not in _factories:
-        _load_entry_points()
-    try:
-        return _factories[name]
-    except KeyError:
-        raise RegistryError(
-            f"unknown embedder {name!r}; available: {', '.join(sorted(_factories))}"
-        ) from None
-
-
-def _load_entry_points() -> None:
-    global _entry_points_loaded  # noqa: PLW0603 - loaded once per process
-    if _entry_points_loaded:
-        return
-    _entry_points_loaded = True
-    if os.environ.get(AUTOLOAD_ENV):
-        return
-    for ep in entry_points(group=ENTRY_POINT_GROUP):
-        if ep.name in _factories:
-            continue
-        try:
-            _factories[ep.name] = ep.load()
-        except Exception:  # a broken plug-in must not break the library
-            log.warning("cannot load embedder plug-in %r (%s)", ep.name, ep.value, exc_info=True)
 
 
 class QueryEmbeddingCache:
