@@ -15,6 +15,7 @@ added, never removed or renamed.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import logging
 import threading
 import time
@@ -39,8 +40,6 @@ from disclosure.pipeline.usemodel import UseSignals, signals_of
 from disclosure.profiles import Profile, load_profile
 from disclosure.result import DisclosedItem, DisclosureResult
 from formatters import (
-    Layer,
-    get_formatter,
     get_token_counter,
 )
 from formatters.citations import parse_citations
@@ -53,7 +52,6 @@ from tiers.reports import ForgetReport, IngestReport
 log = logging.getLogger(__name__)
 
 MAX_QUERY_CHARS = 20_000
-_SHOW_BUDGET = 1_000_000
 _NO_EMBEDDER = "none"
 
 
@@ -92,6 +90,7 @@ class DisclosureController:
             self._pool = ThreadPoolExecutor(max_workers=3, thread_name_prefix="disclosure")
             self.gatherer = Gatherer(self.store, profile.fusion, self.caches, self._pool)
             self.composer = Composer(profile, self.store, self.gatherer, self.counter)
+            self._detail_style = _style_of(profile)
         except BaseException:
             self.store.close()
             raise
@@ -271,13 +270,9 @@ class DisclosureController:
         memory = self._resolve(id_or_citation)
         if memory is None:
             raise MemoryNotFoundError(f"no memory has the id or citation {id_or_citation!r}")
-        neighbours = self.gatherer.neighbours(memory, 1)
-        cites = self.composer.citations([memory.id, *(n.id for n in neighbours)])
-        item = self.composer.item(
-            memory, 1.0, "cold", Layer.DETAIL, neighbours=neighbours, cites=cites
+        return self.caches.detail(
+            memory.id, memory.session_id, self._detail_style, lambda: self.composer.detail(memory)
         )
-        fmt = get_formatter("detail", self.profile.formatting)
-        return fmt.render([item], budget=_SHOW_BUDGET, counter=self.counter).text
 
     def resolve(self, id_or_citation: str) -> Memory | None:
         """The memory an id or a citation (``mem:a7Bc3x``, ``[mem:a7Bc3x]``) names, or None."""
@@ -394,6 +389,13 @@ def _analyzer(profile: Profile) -> QueryComplexityAnalyzer:
         return QueryComplexityAnalyzer(profile.analyzer)
     except LookupError as exc:
         raise ProfileError(f"profile {profile.name!r}: analyzer: {exc}") from None
+
+
+def _style_of(profile: Profile) -> str:
+    """What besides the memory and its session shapes a rendered detail: a cached one is only
+    reused under the same formatting and citation settings."""
+    settings = (profile.formatting.model_dump_json(), profile.citations.model_dump_json())
+    return hashlib.sha256("\x1f".join(settings).encode("utf-8")).hexdigest()[:16]
 
 
 def _check_query(query: object) -> str:

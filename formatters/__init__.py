@@ -12,8 +12,6 @@ exact token budget::
                    layer=Layer.TIMELINE, neighbours=around_h, neighbour_citations=cites),
         ...
     ]
-    fmt.cost(items[0], counter)               # what one item costs alone, to plan expansions
-    planner = fmt.plan(counter, now=now)      # built-ins: marginal costs given what is placed
     out = render_context(fmt, items, budget=budget, counter=counter, now=now,
                          info=WrapperInfo(level="standard", signals=..., complexity=0.4,
                                           full_history_tokens=full),

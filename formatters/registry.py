@@ -39,7 +39,7 @@ def get_formatter(name: str, options: FormattingConfig | None = None) -> Formatt
     formatter = FORMATTERS.get(name)
     if not isinstance(formatter, Formatter):
         raise RegistryError(
-            f"formatter {name!r} is {formatter!r}, which has no name, render() and cost(); "
+            f"formatter {name!r} is {formatter!r}, which has no name and render(); "
             f"register a Formatter instance"
         )
     if options is not None and isinstance(formatter, ConfigurableFormatter):

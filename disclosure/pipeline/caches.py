@@ -1,22 +1,23 @@
 """Per-layer caches on diskcache (seed 000 section 7), invalidated by generation counters.
 
 Layer 1 (index) caches the fused search results of a query, layer 2 (timeline) the neighbours of
-a hit, layer 3 (detail) what is loaded for one memory. Each layer has its own TTL and item bound
-from the profile; past the bound the oldest stored entries go first.
+a hit, layer 3 (detail) one memory rendered in full (``show``). Each layer has its own TTL and
+item bound from the profile; past the bound the oldest stored entries go first.
 
 Writes never leave a stale entry reachable. Keys embed generation counters kept in the same
 cache directory (so several processes sharing a data directory agree):
 
 - the global generation moves on every ingest or forget: index entries depend on the whole corpus;
 - a session's generation moves when a memory of that session changes: timelines depend on it;
-- a memory's own entries are deleted when it is replaced or forgotten.
+- a memory's rendered detail is deleted when it is replaced or forgotten (and unreachable when
+  its session changes: the text names its neighbours).
 """
 
 from __future__ import annotations
 
 import hashlib
 import logging
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -41,8 +42,8 @@ class LayerStats:
 class LayerCache:
     """One layer: TTL per entry, a bound on the number of entries, hit/miss counts."""
 
-    def __init__(self, directory: Path, config: LayerCacheConfig) -> None:
-        self._cache = diskcache.Cache(str(directory))
+    def __init__(self, directory: Path, config: LayerCacheConfig, *, tagged: bool = False) -> None:
+        self._cache = diskcache.Cache(str(directory), tag_index=tagged)
         self._config = config
         self.stats = LayerStats()
 
@@ -54,13 +55,14 @@ class LayerCache:
         self.stats.hits += 1
         return value
 
-    def set(self, key: str, value: Any) -> None:
-        self._cache.set(key, value, expire=self._config.ttl_seconds)
+    def set(self, key: str, value: Any, *, tag: str | None = None) -> None:
+        self._cache.set(key, value, expire=self._config.ttl_seconds, tag=tag)
         if len(self._cache) > self._config.max_items:
             self._shrink()
 
-    def delete(self, key: str) -> None:
-        self._cache.delete(key)
+    def evict(self, tag: str) -> None:
+        """Delete every entry set with ``tag``."""
+        self._cache.evict(tag)
 
     def clear(self) -> None:
         self._cache.clear()
@@ -96,7 +98,8 @@ class DisclosureCaches:
             "detail": self.config.detail,
         }
         self.layers = {
-            name: LayerCache(self.directory / name, cfg) for name, cfg in layer_configs.items()
+            name: LayerCache(self.directory / name, cfg, tagged=name == "detail")
+            for name, cfg in layer_configs.items()
         }
         self._meta = diskcache.Cache(str(self.directory / "generations"))
 
@@ -109,7 +112,7 @@ class DisclosureCaches:
         generation: tuple[object, ...] = ()
         if layer == "index":
             generation = (self._generation("global"),)
-        elif layer == "timeline" and session is not None:
+        elif layer in ("timeline", "detail") and session is not None:
             generation = (self._generation(f"session:{session}"),)
         text = "\x1f".join(str(p) for p in (*generation, *parts))
         return hashlib.sha256(text.encode("utf-8")).hexdigest()
@@ -117,9 +120,21 @@ class DisclosureCaches:
     def get(self, layer: str, key: str) -> Any:
         return self.layers[layer].get(key) if self.enabled else None
 
-    def set(self, layer: str, key: str, value: Any) -> None:
+    def set(self, layer: str, key: str, value: Any, *, tag: str | None = None) -> None:
         if self.enabled:
-            self.layers[layer].set(key, value)
+            self.layers[layer].set(key, value, tag=tag)
+
+    def detail(self, memory_id: str, session: str, style: str, render: Callable[[], str]) -> str:
+        """One memory rendered in full (``render`` on a miss), cached per memory and ``style``
+        (what else shapes the text, such as the formatting options). The text names the memory's
+        neighbours, so the key carries its session's generation; the entry is tagged with the
+        memory's id, so a write to the memory or forgetting it deletes it from disk."""
+        key = self.key("detail", memory_id, style, session=session)
+        text = self.get("detail", key)
+        if not isinstance(text, str):
+            text = render()
+            self.set("detail", key, text, tag=memory_id)
+        return text
 
     def invalidate(self, *, ids: Iterable[str] = (), sessions: Iterable[str] = ()) -> None:
         """After a write: move the global and the sessions' generations, drop the ids' details."""
@@ -128,7 +143,7 @@ class DisclosureCaches:
             self._meta.incr(f"session:{session}")
         detail = self.layers["detail"]
         for memory_id in ids:
-            detail.delete(self.key("detail", memory_id))
+            detail.evict(memory_id)
 
     def clear(self) -> None:
         for layer in self.layers.values():

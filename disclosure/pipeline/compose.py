@@ -34,6 +34,7 @@ from tiers import Memory, TieredStore
 
 _LINE_OVERHEAD = 4  # speaker, separator, newline: what a content line costs beyond the content
 _POOL_BUDGETS = 3  # candidates worth this many budgets of content reach the formatter
+_UNBOUNDED = 1_000_000  # a detail shown on request is shown whole
 
 
 class Composer:
@@ -143,6 +144,14 @@ class Composer:
             neighbours=tuple(neighbours),
             neighbour_citations=tuple(cites.get(n.id, "") for n in neighbours) if cites else (),
         )
+
+    def detail(self, memory: Memory) -> str:
+        """``memory`` in full, with its neighbours' citations (what ``show`` answers)."""
+        neighbours = self.gatherer.neighbours(memory, 1)
+        cites = self.citations([memory.id, *(n.id for n in neighbours)])
+        item = self.item(memory, 1.0, "cold", Layer.DETAIL, neighbours=neighbours, cites=cites)
+        fmt = get_formatter("detail", self.profile.formatting)
+        return fmt.render([item], budget=_UNBOUNDED, counter=self.counter).text
 
     def citations(self, ids: Sequence[str]) -> dict[str, str]:
         if not self.profile.citations.enabled:

@@ -35,12 +35,12 @@ def test_get_formatter_configures_a_copy_and_lists_names_on_a_miss() -> None:
 
 
 def test_a_registered_object_that_is_not_a_formatter_is_refused() -> None:
-    """A plug-in without name/render/cost is reported as such when it is asked for."""
+    """A plug-in without name and render is reported as such when it is asked for."""
     from formatters import get_formatter
 
     FORMATTERS.register("not-a-formatter", object())
     try:
-        with pytest.raises(RegistryError, match="has no name, render"):
+        with pytest.raises(RegistryError, match="has no name and render"):
             get_formatter("not-a-formatter")
     finally:
         FORMATTERS.unregister("not-a-formatter")

@@ -44,26 +44,43 @@ def test_each_layer_is_bounded_oldest_first(tmp_path: Path) -> None:
 
 
 def test_a_write_makes_every_dependent_entry_unreachable(tmp_path: Path) -> None:
-    """Index entries die on any write, timelines on a write to their session, details by id."""
+    """Index entries die on any write, timelines on a write to their session."""
     c = caches(tmp_path)
     index_key = c.key("index", "q")
     timeline_a = c.key("timeline", "m1", 3, session="A")
     timeline_b = c.key("timeline", "m9", 3, session="B")
-    detail_1, detail_2 = c.key("detail", "m1"), c.key("detail", "m2")
-    for layer, key in [
-        ("index", index_key),
-        ("timeline", timeline_a),
-        ("timeline", timeline_b),
-        ("detail", detail_1),
-        ("detail", detail_2),
-    ]:
+    for layer, key in [("index", index_key), ("timeline", timeline_a), ("timeline", timeline_b)]:
         c.set(layer, key, "cached")
     c.invalidate(ids=["m1"], sessions=["A"])
     assert c.get("index", c.key("index", "q")) is None
     assert c.get("timeline", c.key("timeline", "m1", 3, session="A")) is None
     assert c.get("timeline", c.key("timeline", "m9", 3, session="B")) == "cached"
-    assert c.get("detail", c.key("detail", "m1")) is None
-    assert c.get("detail", c.key("detail", "m2")) == "cached"
+
+
+def test_a_detail_is_rendered_once_until_its_memory_or_session_changes(tmp_path: Path) -> None:
+    """detail() renders on a miss only; a write to the memory deletes its entry from disk, a
+    write to its session makes it unreachable, a write elsewhere changes nothing."""
+    c = caches(tmp_path)
+    renders: list[str] = []
+
+    def show(memory_id: str, session: str, style: str = "plain") -> str:
+        def render() -> str:
+            renders.append(memory_id)
+            return f"{memory_id} v{len(renders)}"
+
+        return c.detail(memory_id, session, style, render)
+
+    assert show("m1", "A") == show("m1", "A") == "m1 v1"
+    assert show("m2", "B") == "m2 v2"
+    assert c.stats()["detail"]["hits"] == 1
+    c.invalidate(ids=["m9"], sessions=["C"])
+    assert (show("m1", "A"), show("m2", "B")) == ("m1 v1", "m2 v2")
+    c.invalidate(ids=["m1"], sessions=["A"])
+    assert len(c.layers["detail"]) == 1  # m1's text is gone from disk, m2's stays
+    assert show("m1", "A") == "m1 v3"
+    c.invalidate(sessions=["B"])  # a neighbour of m2 changed
+    assert show("m2", "B") == "m2 v4"
+    assert show("m2", "B", style="other") == "m2 v5"
 
 
 def test_generations_survive_reopening(tmp_path: Path) -> None:
