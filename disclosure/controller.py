@@ -3,9 +3,10 @@
 Ingest: privacy filter (``<private>`` spans never stored) -> enrichment (entities, summary) ->
 the tiered store (archive first, then hot, then the warm index through its outbox) -> cache
 invalidation. Disclose: analyze -> level -> budget -> gather from the tiers the level enables,
-concurrently (layer-1 cache) -> fuse -> expansion -> neighbours for timelines (layer-2 cache) ->
-render with the level's formatter inside the exact budget -> result. Feedback: what the reply
-used -> the adaptive budget and the lifecycle.
+concurrently, and fuse (the index cache) -> shortlist -> expansion -> neighbours for timelines
+(the timeline cache) -> render with the level's formatter inside the exact budget -> result.
+Feedback: what the reply used -> the adaptive budget and the lifecycle. Each stage is a module
+of :mod:`disclosure.pipeline`.
 
 The public surface (``from_profile``, ``ingest``, ``disclose``, ``adisclose``, ``show``,
 ``feedback``, ``forget``, ``stats``, ``close``, context manager) is a contract: parameters may be
@@ -18,7 +19,6 @@ import asyncio
 import hashlib
 import logging
 import threading
-import time
 from collections.abc import Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict
@@ -36,6 +36,7 @@ from disclosure.pipeline.feedback import FeedbackReport, measure
 from disclosure.pipeline.gather import Gatherer
 from disclosure.pipeline.ingest import prepare
 from disclosure.pipeline.participants import Participants
+from disclosure.pipeline.trace import Trace
 from disclosure.pipeline.usemodel import UseSignals, signals_of
 from disclosure.profiles import Profile, load_profile
 from disclosure.result import DisclosedItem, DisclosureResult
@@ -168,26 +169,24 @@ class DisclosureController:
         conversation already takes) bound the budget by the model's window."""
         self._check_open()
         query = _check_query(query)
-        timings: dict[str, float] = {}
-        started = clock = time.perf_counter()
+        trace = Trace()
         when = as_utc(now) if now is not None else datetime.now(UTC)
         turns = _user_turns(history)
-        analysis = self.analyzer.analyze(
-            query, history=turns, now=when, previous=self._previous(turns)
-        )
-        chosen = DisclosureLevel.parse(level) if level is not None else analysis.level
-        config = self.profile.levels[chosen]
-        decision = self.budget.decide(
-            chosen,
-            config,
-            analysis.complexity,
-            override=budget,
-            context_window=context_window,
-            prompt_tokens=prompt_tokens,
-        )
-        clock = _lap(timings, "analyze", clock)
+        with trace.stage("analyze"):
+            analysis = self.analyzer.analyze(
+                query, history=turns, now=when, previous=self._previous(turns)
+            )
+            chosen = DisclosureLevel.parse(level) if level is not None else analysis.level
+            config = self.profile.levels[chosen]
+            decision = self.budget.decide(
+                chosen,
+                config,
+                analysis.complexity,
+                override=budget,
+                context_window=context_window,
+                prompt_tokens=prompt_tokens,
+            )
         explicit = self._resolve_references(analysis.explicit_ids)
-        warnings: list[str] = []
         hits = self.gatherer.gather(
             query,
             analysis,
@@ -195,36 +194,33 @@ class DisclosureController:
             config,
             now=when,
             named=self.participants.named_in(query),
-            timings=timings,
-            warnings=warnings,
+            trace=trace,
         )
         signals = signals_of(hits)
         candidates = self.composer.shortlist(
-            hits, config, decision.tokens, cut=decision.cut, signals=signals
+            hits, config, decision.tokens, use_model=decision.use_model, signals=signals
         )
-        clock = time.perf_counter()
-        expansion = decide(
-            candidates,
-            analysis,
-            self.profile.expansion,
-            explicit=[m.id for m in explicit],
-            requested=self._requested(analysis, turns),
-        )
-        items = self.composer.render_items(explicit, candidates, expansion.layers)
-        named_ids = {m.id for m in explicit}
-        clock = _lap(timings, "expand", clock)
+        with trace.stage("expand"):
+            expansion = decide(
+                candidates,
+                analysis,
+                self.profile.expansion,
+                explicit=[m.id for m in explicit],
+                requested=self._requested(analysis, turns),
+            )
+            items = self.composer.render_items(explicit, candidates, expansion.layers)
         full = self.store.total_line_tokens()  # one reading: the savings line and the field agree
-        rendered = self.composer.render(
-            items,
-            config=config,
-            analysis=analysis,
-            level=chosen,
-            budget=decision.tokens,
-            now=when,
-            full_history_tokens=full,
-        )
-        _lap(timings, "render", clock)
-        timings["total"] = round((time.perf_counter() - started) * 1000, 3)
+        with trace.stage("render"):
+            rendered = self.composer.render(
+                items,
+                config=config,
+                analysis=analysis,
+                level=chosen,
+                budget=decision.tokens,
+                now=when,
+                full_history_tokens=full,
+            )
+        named_ids = {m.id for m in explicit}
         result = self.composer.result(
             rendered,
             items=items,
@@ -235,11 +231,12 @@ class DisclosureController:
             signals={c.id: signals[c.id] for c in candidates if c.id not in named_ids},
             tiers={c.id: c.tiers for c in candidates},
             full_history_tokens=full,
+            trace=trace,
         )
         with self._lock:
             self._last_ids = tuple(i.id for i in result.items)
             self._last_analysis = analysis
-        return result.model_copy(update={"timings_ms": timings, "warnings": tuple(warnings)})
+        return result
 
     async def adisclose(
         self,
@@ -293,12 +290,12 @@ class DisclosureController:
         )
         used = set(report.used)
         usage = Usage(
-            result.budget,
-            result.tokens_used,
-            report.depth,
-            len(used),
-            len(result.items),
-            bool(result.omitted),
+            budget=result.budget,
+            tokens_used=result.tokens_used,
+            depth=report.depth,
+            used=len(used),
+            disclosed=len(result.items),
+            truncated=bool(result.omitted),
             probe=result.budget_probe,
             signals=tuple(
                 (signals, item.id in used)
@@ -435,9 +432,3 @@ def _signals(item: DisclosedItem, result: DisclosureResult) -> UseSignals | None
         lead_score=result.lead_score if result.lead_score is not None else 0.0,
         agree=len(item.tiers) >= 2,
     )
-
-
-def _lap(timings: dict[str, float], stage: str, since: float) -> float:
-    now = time.perf_counter()
-    timings[stage] = round((now - since) * 1000, 3)
-    return now

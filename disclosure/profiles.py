@@ -172,18 +172,21 @@ class FeedbackConfig(_Section):
     min_shared_words: int = Field(default=3, ge=1)
 
 
-class LayerCacheConfig(_Section):
+class CacheLimits(_Section):
+    """How long one cache keeps an entry, and how many it keeps."""
+
     ttl_seconds: float = Field(gt=0)
     max_items: int = Field(gt=0)
 
 
 class CacheConfig(_Section):
-    """Per-layer caches (seed 000 section 7)."""
+    """The disclose pipeline's caches (``disclosure.pipeline.caches``): ``index``, a query's
+    fused candidates; ``timeline``, a hit's neighbours; ``detail``, a memory rendered in full."""
 
     enabled: bool = True
-    index: LayerCacheConfig = LayerCacheConfig(ttl_seconds=60, max_items=100)
-    timeline: LayerCacheConfig = LayerCacheConfig(ttl_seconds=300, max_items=500)
-    detail: LayerCacheConfig = LayerCacheConfig(ttl_seconds=1800, max_items=200)
+    index: CacheLimits = CacheLimits(ttl_seconds=60, max_items=100)
+    timeline: CacheLimits = CacheLimits(ttl_seconds=300, max_items=500)
+    detail: CacheLimits = CacheLimits(ttl_seconds=1800, max_items=200)
 
 
 class Profile(_Section):

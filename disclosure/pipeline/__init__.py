@@ -11,4 +11,7 @@ tiers searched concurrently, then :mod:`~disclosure.pipeline.fusion`) ->
 :mod:`~disclosure.pipeline.compose` (the render items, the formatter, the result).
 
 After the reply: :mod:`~disclosure.pipeline.feedback` (what the reply used) -> the budget.
+
+A :class:`~disclosure.pipeline.trace.Trace` goes along each disclosure and collects the stages'
+timings and warnings for the result.
 """

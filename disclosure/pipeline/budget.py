@@ -67,7 +67,7 @@ CREATE TABLE IF NOT EXISTS replies (
     depth INTEGER NOT NULL,
     used INTEGER NOT NULL,
     disclosed INTEGER NOT NULL,
-    cut INTEGER NOT NULL
+    cut INTEGER NOT NULL  -- Usage.truncated (the column keeps its first name for stored files)
 );
 CREATE INDEX IF NOT EXISTS replies_by_level ON replies (profile, level, seq);
 CREATE INDEX IF NOT EXISTS replies_by_profile ON replies (profile, seq);
@@ -102,14 +102,14 @@ class Usage:
     depth: int  # token position (packing order) where the deepest used item ends; 0 if none
     used: int  # items the reply used
     disclosed: int  # items disclosed
-    cut: bool  # candidates were left out for lack of budget
+    truncated: bool  # the formatter left candidates out (or cut one short) for lack of budget
     signals: tuple[tuple[UseSignals, bool], ...] = ()
     probe: bool = False
 
 
 @dataclass(frozen=True, slots=True)
 class BudgetDecision:
-    """The budget for one query, and why. ``cut``: the learned use model that picks the
+    """The budget for one query, and why. ``use_model``: the learned model that picks the
     candidates (None: the level's own cut-off does)."""
 
     tokens: int
@@ -117,7 +117,7 @@ class BudgetDecision:
     reason: str
     observations: int = 0
     probe: bool = False
-    cut: UseModel | None = None
+    use_model: UseModel | None = None
 
 
 @dataclass
@@ -208,7 +208,7 @@ class AdaptiveBudget:
             f"learned cut from {observations} replies: candidates at least "
             f"{model.threshold:.1%} likely to be used, within the ceiling {ceiling}"
         )
-        return BudgetDecision(ceiling, ceiling, reason, observations, cut=model)
+        return BudgetDecision(ceiling, ceiling, reason, observations, use_model=model)
 
     def record(self, level: DisclosureLevel, usage: Usage) -> None:
         """Remember one reply's usage; the use model relearns before the next decision.
@@ -228,7 +228,7 @@ class AdaptiveBudget:
                 "INSERT INTO replies (profile, level, at, budget, tokens_used, depth, used,"
                 " disclosed, cut) VALUES (?,?,?,?,?,?,?,?,?)",
                 (self.profile, level.value, time.time(), usage.budget, usage.tokens_used,
-                 usage.depth, usage.used, usage.disclosed, int(usage.cut)),
+                 usage.depth, usage.used, usage.disclosed, int(usage.truncated)),
             )  # fmt: skip
             self._db.executemany(
                 "INSERT INTO signals (reply, rank, relative, score, top_score, lead_score,"
@@ -338,7 +338,15 @@ class AdaptiveBudget:
         ).fetchall()
         signals = self._signals(where, args)
         return [
-            Usage(b, t, d, u, n, bool(c), tuple((f, used) for f, used, _ in signals.get(seq, ())))
+            Usage(
+                budget=b,
+                tokens_used=t,
+                depth=d,
+                used=u,
+                disclosed=n,
+                truncated=bool(c),
+                signals=tuple((f, used) for f, used, _ in signals.get(seq, ())),
+            )
             for seq, b, t, d, u, n, c in replies
         ]
 

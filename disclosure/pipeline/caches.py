@@ -1,16 +1,17 @@
-"""Per-layer caches on diskcache (seed 000 section 7), invalidated by generation counters.
+"""The disclose pipeline's three caches on diskcache, invalidated by generation counters.
 
-Layer 1 (index) caches the fused search results of a query, layer 2 (timeline) the neighbours of
-a hit, layer 3 (detail) one memory rendered in full (``show``). Each layer has its own TTL and
-item bound from the profile; past the bound the oldest stored entries go first.
+Each holds what one disclosure layer is built from: ``index`` the fused candidates of a query
+(the gather stage), ``timeline`` the neighbours of a hit, ``detail`` one memory rendered in full
+(``show``). Each has its own TTL and item bound (the profile's ``caches``); past the bound the
+oldest stored entries go first.
 
 Writes never leave a stale entry reachable. Keys embed generation counters kept in the same
 cache directory (so several processes sharing a data directory agree):
 
 - the global generation moves on every ingest or forget: index entries depend on the whole corpus;
-- a session's generation moves when a memory of that session changes: timelines depend on it;
-- a memory's rendered detail is deleted when it is replaced or forgotten (and unreachable when
-  its session changes: the text names its neighbours).
+- a session's generation moves when a memory of that session changes: timelines and details
+  (which name the memory's neighbours) depend on it;
+- a memory's rendered detail is deleted when the memory is replaced or forgotten.
 """
 
 from __future__ import annotations
@@ -24,28 +25,29 @@ from typing import Any
 
 import diskcache
 
-from disclosure.profiles import CacheConfig, LayerCacheConfig
+from disclosure.profiles import CacheConfig, CacheLimits
 
 log = logging.getLogger(__name__)
 
-LAYERS = ("index", "timeline", "detail")
+CACHES = ("index", "timeline", "detail")
 _MISS = object()
 
 
 @dataclass
-class LayerStats:
+class CacheStats:
     hits: int = 0
     misses: int = 0
     evictions: int = 0
 
 
-class LayerCache:
-    """One layer: TTL per entry, a bound on the number of entries, hit/miss counts."""
+class BoundedCache:
+    """One cache: TTL per entry, a bound on the number of entries, hit/miss counts. ``tagged``:
+    entries may carry a tag, and :meth:`evict` deletes them by it."""
 
-    def __init__(self, directory: Path, config: LayerCacheConfig, *, tagged: bool = False) -> None:
+    def __init__(self, directory: Path, config: CacheLimits, *, tagged: bool = False) -> None:
         self._cache = diskcache.Cache(str(directory), tag_index=tagged)
         self._config = config
-        self.stats = LayerStats()
+        self.stats = CacheStats()
 
     def get(self, key: str) -> Any:
         value = self._cache.get(key, default=_MISS)
@@ -83,23 +85,21 @@ class LayerCache:
 
 @dataclass
 class DisclosureCaches:
-    """The three layer caches of one data directory, with generation-based invalidation."""
+    """The three caches of one data directory (:data:`CACHES`), with generation-based
+    invalidation."""
 
     directory: Path
     config: CacheConfig
-    layers: dict[str, LayerCache] = field(init=False)
+    by_name: dict[str, BoundedCache] = field(init=False)
     _meta: diskcache.Cache = field(init=False)
 
     def __post_init__(self) -> None:
         self.directory.mkdir(parents=True, exist_ok=True)
-        layer_configs = {
-            "index": self.config.index,
-            "timeline": self.config.timeline,
-            "detail": self.config.detail,
-        }
-        self.layers = {
-            name: LayerCache(self.directory / name, cfg, tagged=name == "detail")
-            for name, cfg in layer_configs.items()
+        self.by_name = {
+            name: BoundedCache(
+                self.directory / name, getattr(self.config, name), tagged=name == "detail"
+            )
+            for name in CACHES
         }
         self._meta = diskcache.Cache(str(self.directory / "generations"))
 
@@ -107,22 +107,22 @@ class DisclosureCaches:
     def enabled(self) -> bool:
         return self.config.enabled
 
-    def key(self, layer: str, *parts: object, session: str | None = None) -> str:
-        """A key for ``parts`` under the current generation(s) that ``layer`` depends on."""
+    def key(self, cache: str, *parts: object, session: str | None = None) -> str:
+        """A key for ``parts`` under the current generation(s) that ``cache`` depends on."""
         generation: tuple[object, ...] = ()
-        if layer == "index":
+        if cache == "index":
             generation = (self._generation("global"),)
-        elif layer in ("timeline", "detail") and session is not None:
+        elif cache in ("timeline", "detail") and session is not None:
             generation = (self._generation(f"session:{session}"),)
         text = "\x1f".join(str(p) for p in (*generation, *parts))
         return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
-    def get(self, layer: str, key: str) -> Any:
-        return self.layers[layer].get(key) if self.enabled else None
+    def get(self, cache: str, key: str) -> Any:
+        return self.by_name[cache].get(key) if self.enabled else None
 
-    def set(self, layer: str, key: str, value: Any, *, tag: str | None = None) -> None:
+    def set(self, cache: str, key: str, value: Any, *, tag: str | None = None) -> None:
         if self.enabled:
-            self.layers[layer].set(key, value, tag=tag)
+            self.by_name[cache].set(key, value, tag=tag)
 
     def detail(self, memory_id: str, session: str, style: str, render: Callable[[], str]) -> str:
         """One memory rendered in full (``render`` on a miss), cached per memory and ``style``
@@ -141,29 +141,29 @@ class DisclosureCaches:
         self._meta.incr("global")
         for session in set(sessions):
             self._meta.incr(f"session:{session}")
-        detail = self.layers["detail"]
+        detail = self.by_name["detail"]
         for memory_id in ids:
             detail.evict(memory_id)
 
     def clear(self) -> None:
-        for layer in self.layers.values():
-            layer.clear()
+        for cache in self.by_name.values():
+            cache.clear()
         self._meta.incr("global")
 
     def stats(self) -> dict[str, dict[str, int]]:
         return {
             name: {
-                "entries": len(layer),
-                "hits": layer.stats.hits,
-                "misses": layer.stats.misses,
-                "evictions": layer.stats.evictions,
+                "entries": len(cache),
+                "hits": cache.stats.hits,
+                "misses": cache.stats.misses,
+                "evictions": cache.stats.evictions,
             }
-            for name, layer in self.layers.items()
+            for name, cache in self.by_name.items()
         }
 
     def close(self) -> None:
-        for layer in self.layers.values():
-            layer.close()
+        for cache in self.by_name.values():
+            cache.close()
         self._meta.close()
 
     def _generation(self, name: str) -> int:

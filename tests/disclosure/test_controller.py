@@ -336,6 +336,20 @@ def test_bad_input_is_refused_clearly(controller: DisclosureController) -> None:
         controller.disclose("billing")
 
 
+def test_ingest_of_one_memory_or_a_string_says_to_pass_a_list(
+    controller: DisclosureController,
+) -> None:
+    """A bare Memory (not in a list) or a string is refused with what to pass instead, and
+    nothing is stored; a list of one is fine."""
+    before = controller.stats()["store"]["cold"]
+    memory = Memory(id="bare", content="Billing moves to Postgres 16.")
+    for wrong, kind in [(memory, "Memory"), ("Billing moves to Postgres 16.", "str")]:
+        with pytest.raises(InvalidInputError, match=rf"list of memories .* single {kind}: pass \["):
+            controller.ingest(wrong)  # type: ignore[arg-type]
+    assert controller.stats()["store"]["cold"] == before
+    assert controller.ingest([memory]).ids == ("bare",)
+
+
 @settings(
     max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
@@ -408,8 +422,6 @@ def test_coding_agent_profile_weighs_named_files_and_ids_more(tmp_path: Path) ->
                 c.profile.level("detailed"),
                 now=NOW,
                 named=set(),
-                timings={},
-                warnings=[],
             )
             ranks[profile] = [h.id for h in hits]
             assert "billing/invoice.py" in c.analyzer.analyze(query, now=NOW).entities

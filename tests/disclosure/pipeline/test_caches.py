@@ -1,4 +1,4 @@
-"""Per-layer caches: TTLs, bounds, and no stale entry after a write."""
+"""The pipeline's caches: TTLs, bounds, and no stale entry after a write."""
 
 from __future__ import annotations
 
@@ -6,15 +6,15 @@ import time
 from pathlib import Path
 
 from disclosure.pipeline.caches import DisclosureCaches
-from disclosure.profiles import CacheConfig, LayerCacheConfig
+from disclosure.profiles import CacheConfig, CacheLimits
 
 
-def caches(tmp_path: Path, **layers: LayerCacheConfig) -> DisclosureCaches:
-    return DisclosureCaches(tmp_path / "cache", CacheConfig(**layers))
+def caches(tmp_path: Path, **limits: CacheLimits) -> DisclosureCaches:
+    return DisclosureCaches(tmp_path / "cache", CacheConfig(**limits))
 
 
-def test_values_round_trip_per_layer(tmp_path: Path) -> None:
-    """A value set in a layer comes back from that layer only, and hits/misses are counted."""
+def test_values_round_trip_per_cache(tmp_path: Path) -> None:
+    """A value set in a cache comes back from that cache only, and hits/misses are counted."""
     c = caches(tmp_path)
     key = c.key("index", "standard", "what did we decide?")
     c.set("index", key, [("m1", 0.9)])
@@ -25,21 +25,21 @@ def test_values_round_trip_per_layer(tmp_path: Path) -> None:
 
 
 def test_entries_expire_after_their_ttl(tmp_path: Path) -> None:
-    """An entry older than its layer's TTL is gone."""
-    c = caches(tmp_path, index=LayerCacheConfig(ttl_seconds=0.05, max_items=10))
+    """An entry older than its cache's TTL is gone."""
+    c = caches(tmp_path, index=CacheLimits(ttl_seconds=0.05, max_items=10))
     key = c.key("index", "q")
     c.set("index", key, "v")
     time.sleep(0.1)
     assert c.get("index", key) is None
 
 
-def test_each_layer_is_bounded_oldest_first(tmp_path: Path) -> None:
-    """Past max_items the oldest stored entries are evicted."""
-    c = caches(tmp_path, detail=LayerCacheConfig(ttl_seconds=60, max_items=3))
+def test_each_cache_is_bounded_oldest_first(tmp_path: Path) -> None:
+    """Past max_items the oldest stored entries are evicted, in each cache."""
+    c = caches(tmp_path, detail=CacheLimits(ttl_seconds=60, max_items=3))
     keys = [c.key("detail", f"m{i}") for i in range(5)]
     for i, key in enumerate(keys):
         c.set("detail", key, i)
-    assert len(c.layers["detail"]) == 3
+    assert len(c.by_name["detail"]) == 3
     assert [c.get("detail", k) for k in keys] == [None, None, 2, 3, 4]
 
 
@@ -49,8 +49,8 @@ def test_a_write_makes_every_dependent_entry_unreachable(tmp_path: Path) -> None
     index_key = c.key("index", "q")
     timeline_a = c.key("timeline", "m1", 3, session="A")
     timeline_b = c.key("timeline", "m9", 3, session="B")
-    for layer, key in [("index", index_key), ("timeline", timeline_a), ("timeline", timeline_b)]:
-        c.set(layer, key, "cached")
+    for name, key in [("index", index_key), ("timeline", timeline_a), ("timeline", timeline_b)]:
+        c.set(name, key, "cached")
     c.invalidate(ids=["m1"], sessions=["A"])
     assert c.get("index", c.key("index", "q")) is None
     assert c.get("timeline", c.key("timeline", "m1", 3, session="A")) is None
@@ -76,7 +76,7 @@ def test_a_detail_is_rendered_once_until_its_memory_or_session_changes(tmp_path:
     c.invalidate(ids=["m9"], sessions=["C"])
     assert (show("m1", "A"), show("m2", "B")) == ("m1 v1", "m2 v2")
     c.invalidate(ids=["m1"], sessions=["A"])
-    assert len(c.layers["detail"]) == 1  # m1's text is gone from disk, m2's stays
+    assert len(c.by_name["detail"]) == 1  # m1's text is gone from disk, m2's stays
     assert show("m1", "A") == "m1 v3"
     c.invalidate(sessions=["B"])  # a neighbour of m2 changed
     assert show("m2", "B") == "m2 v4"
