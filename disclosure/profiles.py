@@ -62,8 +62,8 @@ class LevelConfig(_Section):
         return value
 
 
-def _seed_levels() -> dict[DisclosureLevel, LevelConfig]:
-    # Seed 002's four levels.
+def _default_levels() -> dict[DisclosureLevel, LevelConfig]:
+    # The original small level table: few items, summaries below the detailed level.
     rows = {
         DisclosureLevel.MINIMAL: (2, 0, False, "summary_only", 200),
         DisclosureLevel.STANDARD: (5, 2, False, "summary_with_entities", 500),
@@ -114,7 +114,7 @@ class BudgetConfig(_Section):
 
 
 class ExpansionConfig(_Section):
-    """Seed 000's auto-expansion thresholds, on scores normalised to [0, 1]."""
+    """The auto-expansion thresholds, on scores normalised to [0, 1]."""
 
     high_confidence: float = Field(default=0.92, ge=0.0, le=1.0)
     clear_winner: float = Field(default=0.85, ge=0.0, le=1.0)
@@ -195,7 +195,7 @@ class Profile(_Section):
     name: str = Field(default="default", min_length=1)
     description: str = ""
     tokens: TokenConfig = TokenConfig()
-    levels: dict[DisclosureLevel, LevelConfig] = Field(default_factory=_seed_levels)
+    levels: dict[DisclosureLevel, LevelConfig] = Field(default_factory=_default_levels)
     budget: BudgetConfig = BudgetConfig()
     expansion: ExpansionConfig = ExpansionConfig()
     fusion: FusionConfig = FusionConfig()

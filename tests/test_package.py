@@ -12,7 +12,7 @@ import pytest
 REPO = Path(__file__).resolve().parents[1]
 PACKAGES = ("analyzers", "tiers", "formatters", "disclosure")
 
-# Which of our packages each package may import (ARCHITECTURE.md).
+# Which of our packages each package may import (the README's Layout).
 ALLOWED = {
     "tiers": {"tiers"},
     "analyzers": {"analyzers"},

@@ -5,8 +5,9 @@ transactional, fast at a million memories.
 
 ``rank_bm25``: rank_bm25's BM25Okapi in memory (:mod:`tiers.bm25`), loaded from the archive at
 the first search, then kept current after each commit by appending or tombstoning documents:
-never rebuilt on the write path. Memory grows with the archive (ENVIRONMENT.md: ~170 MB and
-~110 ms per query at 100k), so it suits small archives.
+never rebuilt on the write path. It scores every document in Python, so its memory and query
+time grow with the archive (``python -m benchmarks.tiers_bench`` measures both): it suits
+archives under ~100k memories.
 
 Both compute the same BM25 (FTS5's constants and IDF), so their scores agree.
 """

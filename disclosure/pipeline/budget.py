@@ -1,8 +1,9 @@
-"""The adaptive budget: seed 002's AdaptiveTokenBudget, taken further.
+"""The adaptive budget: how many tokens a query gets, and later which candidates, learned from
+what replies use.
 
 For each query::
 
-    start   = budget.default x (0.5 + complexity)                 seed 002's complexity scaling
+    start   = budget.default x (0.5 + complexity)       more for a more complex query
     ceiling = min(level.max_tokens, budget.max,
                   (context_window - prompt_tokens) x (1 - reply_share))
 
@@ -12,10 +13,10 @@ candidates go in. After the model answers, ``feedback`` labels every disclosed c
 not, with the signals that say where it sat on its query's score curve
 (``disclosure.pipeline.usemodel``). Once ``min_observations`` of the kept replies used
 something, a *use model* fit on them decides instead: a candidate is disclosed when its
-predicted chance of use is at least ``threshold``,
-whatever its rank, and the budget is the ceiling (the model, not a token count, sets the length;
-the ceiling still bounds it). A question with one sharp match stops early; one whose candidates
-look alike goes deeper, as far as the replies showed that such candidates get used.
+predicted chance of use is at least ``threshold``, whatever its rank, and the budget is the
+ceiling (the model, not a token count, sets the length; the ceiling still bounds it). A
+question with one sharp match stops early; one whose candidates look alike goes deeper, as far
+as the replies showed that such candidates get used.
 
 One model serves every level (``pool_levels``): the signals describe a score curve, which reads
 the same at any level, and pooling learns from every reply instead of a level's share of them.
@@ -33,10 +34,8 @@ data directory or in the file ``learning.path`` names; several data directories 
 users or namespaces) sharing one file learn from each other's replies. Probe counters are per
 process.
 
-Measured on LoCoMo dev (``configs/ab/adaptive-budget.yaml``, long-memory, a reader citing the
-disclosed gold evidence, learning from nothing in each conversation): 20.4% fewer tokens than
-with adaptation off (the level ceiling) for 0.9 point of evidence recall, and 11.9% fewer than
-the start budgets for none. See the README's Results.
+What it saves, and at what cost in recall, is measured by ``disclosure eval --experiment
+configs/ab/adaptive-budget.yaml``; the README's Results give the figures.
 """
 
 from __future__ import annotations
@@ -168,7 +167,7 @@ class AdaptiveBudget:
         self._decisions: dict[str, int] = {}
 
     def start(self, complexity: float) -> float:
-        """Seed 002's budget before learning: ``default x (0.5 + complexity)``."""
+        """The budget before learning: ``default x (0.5 + complexity)``."""
         return self.config.default * (0.5 + complexity)
 
     def decide(
@@ -191,12 +190,12 @@ class AdaptiveBudget:
             tokens = max(min(level_config.max_tokens, ceiling), 0)
             return BudgetDecision(tokens, ceiling, f"fixed: level ceiling {ceiling}")
         start = self.start(complexity)
-        seed = f"{self.config.default} x (0.5 + complexity {complexity:.2f}) = {start:.0f}"
+        formula = f"{self.config.default} x (0.5 + complexity {complexity:.2f}) = {start:.0f}"
         model, observations = self.model(level)
         if model is None:
             tokens = min(max(round(start), self.config.min), ceiling)
             told = "not learned yet" if self.config.learning.enabled else "learning off"
-            reason = f"{seed}; {told} ({observations} replies); ceiling {ceiling} -> {tokens}"
+            reason = f"{formula}; {told} ({observations} replies); ceiling {ceiling} -> {tokens}"
             return BudgetDecision(tokens, ceiling, reason, observations)
         if self._is_probe(level):
             reason = (

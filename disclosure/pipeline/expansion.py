@@ -1,4 +1,4 @@
-"""When to disclose more than an index line: seed 000's expansion rules.
+"""When to disclose more than an index line: the expansion rules.
 
 Layer 1 (index) is always there. The rules, in order, each on normalised confidences:
 

@@ -1,4 +1,4 @@
-"""The adaptive budget: seed 002's formula, bounds, and the use model learned from feedback."""
+"""The adaptive budget: the start formula, bounds, and the use model learned from feedback."""
 
 from __future__ import annotations
 

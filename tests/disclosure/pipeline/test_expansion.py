@@ -1,4 +1,4 @@
-"""Seed 000's expansion rules on normalised confidences."""
+"""The expansion rules on normalised confidences."""
 
 from __future__ import annotations
 
