@@ -8,6 +8,7 @@ finished but some result broke its budget (the report says which, loudly).
 from __future__ import annotations
 
 import argparse
+import gzip
 import sys
 from pathlib import Path
 from typing import Any
@@ -55,11 +56,14 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="also run each profile at every fixed level; report the analyzer's oracle level",
     )
     data = parser.add_argument_group("data")
-    data.add_argument("--dataset", type=Path, help="a LoCoMo JSON file, or JSONL file/directory")
+    data.add_argument(
+        "--dataset", type=Path, help="a LoCoMo JSON file, a LongMemEval JSONL(.gz), or JSONL"
+    )
     data.add_argument(
         "--format",
-        choices=("locomo", "jsonl"),
-        help="the dataset's format (default: jsonl for *.jsonl and directories, else locomo)",
+        choices=("locomo", "longmemeval", "jsonl"),
+        help="the dataset's format (default: read from the file: LongMemEval rows carry "
+        "haystack_sessions; other *.jsonl files and directories are jsonl; else locomo)",
     )
     data.add_argument("--categories", help="comma-separated codes or names, or 'all'")
     data.add_argument("--limit-questions", type=int, help="a seeded sample of N questions")
@@ -167,10 +171,24 @@ def _profiles(args: argparse.Namespace) -> list[Any] | None:
 
 
 def _format_of(path: Path | None) -> str | None:
-    """``jsonl`` for a ``.jsonl`` file or a directory; otherwise the file's (or default) format."""
-    if path is not None and (path.suffix == ".jsonl" or path.is_dir()):
+    """``longmemeval`` for JSON Lines whose first row has ``haystack_sessions``, ``jsonl`` for
+    other ``.jsonl`` files and directories; otherwise the experiment's (or default) format."""
+    if path is None:
+        return None
+    if path.is_dir():
         return "jsonl"
+    if path.name.endswith((".jsonl", ".jsonl.gz")):
+        return "longmemeval" if _first_line_has(path, '"haystack_sessions"') else "jsonl"
     return None
+
+
+def _first_line_has(path: Path, marker: str) -> bool:
+    opener = gzip.open if path.suffix == ".gz" else open
+    try:
+        with opener(path, "rt", encoding="utf-8") as stream:
+            return marker in stream.readline(1 << 24)
+    except (OSError, EOFError, UnicodeDecodeError):
+        return False
 
 
 def _categories(text: str | None) -> Any:

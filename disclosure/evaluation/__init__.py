@@ -34,6 +34,7 @@ from disclosure.evaluation.experiment import (
 from disclosure.evaluation.jsonl import load_jsonl
 from disclosure.evaluation.loading import load_dataset
 from disclosure.evaluation.locomo import LOCOMO_CATEGORIES, load_locomo
+from disclosure.evaluation.longmemeval import load_longmemeval
 from disclosure.evaluation.metrics import (
     QuestionRecord,
     Summary,
@@ -98,6 +99,7 @@ __all__ = [
     "load_experiment",
     "load_jsonl",
     "load_locomo",
+    "load_longmemeval",
     "make_baseline",
     "mcnemar_exact",
     "oracle_level",

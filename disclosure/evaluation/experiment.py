@@ -5,7 +5,8 @@ the file, the path inside it and the reason (``x.yaml: dataset -> format: Input 
 A relative ``dataset.path`` is taken relative to the experiment file. With no path, a LoCoMo
 experiment reads ``$DISCLOSURE_LOCOMO`` if set, else ``../shared/datasets/locomo/locomo_dev.json``
 relative to the repository (:func:`default_locomo_path`; the file is licensed non-commercial and
-never copied into it).
+never copied into it); a LongMemEval experiment reads ``$DISCLOSURE_LONGMEMEVAL``, else
+``../shared/datasets/longmemeval/lme_s_dev.jsonl.gz``.
 """
 
 from __future__ import annotations
@@ -24,18 +25,28 @@ from disclosure.evaluation.stats import DEFAULT_RESAMPLES
 from tiers.errors import DatasetError, ExperimentError, RegistryError, describe_validation_error
 
 LOCOMO_ENV = "DISCLOSURE_LOCOMO"
+LONGMEMEVAL_ENV = "DISCLOSURE_LONGMEMEVAL"
 REPOSITORY = Path(__file__).resolve().parents[2]
 LOCOMO_RELATIVE = Path("shared", "datasets", "locomo", "locomo_dev.json")
+LONGMEMEVAL_RELATIVE = Path("shared", "datasets", "longmemeval", "lme_s_dev.jsonl.gz")
+DatasetFormat = Literal["locomo", "longmemeval", "jsonl"]
+DATASET_ENV: dict[str, str] = {"locomo": LOCOMO_ENV, "longmemeval": LONGMEMEVAL_ENV}
+_DEFAULT_FILES = {"locomo": LOCOMO_RELATIVE, "longmemeval": LONGMEMEVAL_RELATIVE}
+
+
+def default_dataset_path(relative: Path) -> Path:
+    """``../<relative>`` beside the repository, or beside the nearest directory above it that
+    has one (a git worktree sits deeper than its main copy)."""
+    for parent in REPOSITORY.parents:
+        candidate = parent / relative
+        if candidate.is_file():
+            return candidate
+    return REPOSITORY.parent / relative
 
 
 def default_locomo_path() -> Path:
-    """``../shared/datasets/locomo/locomo_dev.json`` beside the repository, or beside the
-    nearest directory above it that has one (a git worktree sits deeper than its main copy)."""
-    for parent in REPOSITORY.parents:
-        candidate = parent / LOCOMO_RELATIVE
-        if candidate.is_file():
-            return candidate
-    return REPOSITORY.parent / LOCOMO_RELATIVE
+    """``../shared/datasets/locomo/locomo_dev.json`` beside the repository (or above it)."""
+    return default_dataset_path(LOCOMO_RELATIVE)
 
 
 class _Strict(BaseModel):
@@ -45,18 +56,20 @@ class _Strict(BaseModel):
 class DatasetSpec(_Strict):
     """Where the questions come from and which of them to ask."""
 
-    format: Literal["locomo", "jsonl"] = "locomo"
+    format: DatasetFormat = "locomo"
     path: Path | None = None
     categories: Literal["all"] | tuple[int | str, ...] | None = None
     limit_questions: int | None = Field(default=None, gt=0)
 
     def resolved_path(self) -> Path:
-        """The dataset path: as given, else (LoCoMo) the environment variable or the default."""
+        """The dataset path: as given, else (LoCoMo, LongMemEval) the format's environment
+        variable or the copy beside the repository."""
         if self.path is not None:
             return self.path
-        if self.format != "locomo":
-            raise DatasetError("dataset -> path: a jsonl dataset needs a path")
-        return Path(os.environ.get(LOCOMO_ENV) or default_locomo_path())
+        if self.format not in _DEFAULT_FILES:
+            raise DatasetError(f"dataset -> path: a {self.format} dataset needs a path")
+        chosen = os.environ.get(DATASET_ENV[self.format])
+        return Path(chosen) if chosen else default_dataset_path(_DEFAULT_FILES[self.format])
 
     def resolved_categories(self) -> tuple[int | str, ...] | None:
         """The categories asked (None: all): as given, else LoCoMo's 1-4 (jsonl: all)."""

@@ -3,12 +3,21 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
+from pathlib import Path
 
 from disclosure.evaluation.dataset import Dataset
-from disclosure.evaluation.experiment import LOCOMO_ENV, DatasetSpec
+from disclosure.evaluation.experiment import DATASET_ENV, DatasetSpec
 from disclosure.evaluation.jsonl import load_jsonl
 from disclosure.evaluation.locomo import load_locomo
+from disclosure.evaluation.longmemeval import load_longmemeval
 from tiers.errors import DatasetError
+
+_READERS: dict[str, Callable[[Path], Dataset]] = {
+    "locomo": load_locomo,
+    "longmemeval": load_longmemeval,
+    "jsonl": load_jsonl,
+}
 
 log = logging.getLogger(__name__)
 
@@ -17,9 +26,10 @@ def load_dataset(spec: DatasetSpec, *, seed: int = 0) -> Dataset:
     """The questions ``spec`` asks for (categories, then a seeded sample of the limit)."""
     path = spec.resolved_path()
     if not path.exists():
-        hint = f" (set {LOCOMO_ENV} or give --dataset)" if spec.format == "locomo" else ""
+        variable = DATASET_ENV.get(spec.format)
+        hint = f" (set {variable} or give --dataset)" if variable else ""
         raise DatasetError(f"{path}: no such dataset{hint}")
-    dataset = load_locomo(path) if spec.format == "locomo" else load_jsonl(path)
+    dataset = _READERS[spec.format](path)
     for issue in dataset.issues:
         log.info("dataset: %s", issue)
     selected = dataset.select(

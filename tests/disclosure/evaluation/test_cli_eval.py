@@ -74,3 +74,19 @@ def test_usage_and_errors_exit_non_zero_with_one_clear_line(tmp_path: Path) -> N
     invalid = run("eval", "--experiment", str(bad))
     assert invalid.returncode == 1 and "bad.yaml" in invalid.stderr
     assert "budget: unknown key" in invalid.stderr
+
+
+def test_a_longmemeval_file_is_recognised_by_its_rows(tmp_path: Path) -> None:
+    """A .jsonl.gz whose rows carry haystack_sessions runs as longmemeval without --format."""
+    from tests.disclosure.evaluation.test_longmemeval import row, write
+
+    path = write(tmp_path / "lme.jsonl.gz", [row("q1"), row("q2")])
+    out = tmp_path / "lme"
+    done = run(
+        "eval", "--dataset", str(path), "--baseline", "bm25", "--budget", "40",
+        "--out", str(out), "--no-plots", "--no-progress",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    data = json.loads((out / "results.json").read_text(encoding="utf-8"))
+    assert data["dataset"]["questions"] == 2
+    assert data["systems"]["baseline:bm25@40"]["summary"]["recall"] > 0
