@@ -27,7 +27,7 @@ def _check_phrases(name: str, phrases: Phrases) -> Phrases:
 
 
 def _default_keywords() -> dict[DisclosureLevel, Phrases]:
-    # Seed 002's complexity triggers, plus Korean defaults (the seeds' users write Korean).
+    # English complexity triggers, plus Korean ones (the first users wrote Korean).
     return {
         DisclosureLevel.MINIMAL: (
             *("quick", "quickly", "simple", "just", "only", "briefly"),

@@ -1,6 +1,7 @@
 """How the signals of a query combine into one level, and the complexity score.
 
-The precedence, from strongest to weakest (each rule is tested, with seed 002's tricky cases):
+The precedence, from strongest to weakest (each rule is tested, with the tricky cases that
+motivated it):
 
 1. **An explicit override wins** ("brief", "in detail", "full context", "자세히"): the level is
    the override's, whatever else fired; several overrides: the highest level they name (asking
@@ -24,7 +25,7 @@ The complexity refines the level: ``(rank + features) / 4`` where ``rank`` is th
 entity count (entities / (many_entities + 1)), a temporal reference, a continuation and the
 number of trigger phrases (hits / 2), each capped at 1. So every level owns a quarter of
 [0, 1] (minimal [0, 0.25], ..., comprehensive [0.75, 1]) and the score never contradicts the
-level, unlike seed 002's sum of length, entities, temporal and continuation, which gave a
+level, unlike a plain sum of length, entities, temporal and continuation, which would give a
 three-word "full context" request 0.03 and an adaptive budget to match.
 """
 

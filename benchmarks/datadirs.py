@@ -108,7 +108,7 @@ def ensure_cold(total: int, warm: int) -> dict[str, Any]:
 
 
 def _append_cold_only(path: Path, start: int, total: int) -> float:
-    from disclosure.ingest import prepare
+    from disclosure.pipeline.ingest import prepare
     from disclosure.profiles import load_profile
     from formatters import get_token_counter
     from tiers.store import TieredStore

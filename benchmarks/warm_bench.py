@@ -38,7 +38,7 @@ if str(REPO) not in sys.path:  # run from a checkout without installing
 
 from tiers import ChromaServer, Memory, OnnxEmbedder, SentenceTransformerEmbedder  # noqa: E402
 from tiers.config import WarmConfig  # noqa: E402
-from tiers.embedders import shared_sentence_transformer  # noqa: E402
+from tiers.minilm import shared_sentence_transformer  # noqa: E402
 from tiers.warm import WarmTier  # noqa: E402
 
 LOCOMO = Path("/work/shared/datasets/locomo/locomo_dev.json")

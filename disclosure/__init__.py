@@ -26,7 +26,7 @@ from disclosure.errors import (
     TierUnavailableError,
     TokenizerError,
 )
-from disclosure.middleware import CallOptions, DisclosureMiddleware, TurnRecord
+from disclosure.middleware.chat import CallOptions, DisclosureMiddleware, TurnRecord
 from disclosure.namespaces import Namespace, default_home
 from disclosure.pool import ControllerPool
 from disclosure.profiles import Profile, builtin_profiles, load_profile

@@ -3,9 +3,10 @@
 Ingest: privacy filter (``<private>`` spans never stored) -> enrichment (entities, summary) ->
 the tiered store (archive first, then hot, then the warm index through its outbox) -> cache
 invalidation. Disclose: analyze -> level -> budget -> gather from the tiers the level enables,
-concurrently (layer-1 cache) -> fuse -> expansion -> neighbours for timelines (layer-2 cache) ->
-render with the level's formatter inside the exact budget -> result. Feedback: what the reply
-used -> the adaptive budget and the lifecycle.
+concurrently, and fuse (the index cache) -> shortlist -> expansion -> neighbours for timelines
+(the timeline cache) -> render with the level's formatter inside the exact budget -> result.
+Feedback: what the reply used -> the adaptive budget and the lifecycle. Each stage is a module
+of :mod:`disclosure.pipeline`.
 
 The public surface (``from_profile``, ``ingest``, ``disclose``, ``adisclose``, ``show``,
 ``feedback``, ``forget``, ``stats``, ``close``, context manager) is a contract: parameters may be
@@ -15,9 +16,9 @@ added, never removed or renamed.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import logging
 import threading
-import time
 from collections.abc import Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict
@@ -27,20 +28,19 @@ from types import TracebackType
 from typing import Any
 
 from analyzers import DisclosureLevel, QueryAnalysis, QueryComplexityAnalyzer
-from disclosure.budget import AdaptiveBudget, Usage
-from disclosure.cache import DisclosureCaches
-from disclosure.compose import Composer
-from disclosure.expansion import decide
-from disclosure.feedback import FeedbackReport, measure
-from disclosure.gather import Gatherer
-from disclosure.ingest import prepare
-from disclosure.participants import Participants
+from disclosure.pipeline.budget import AdaptiveBudget, Usage
+from disclosure.pipeline.caches import DisclosureCaches
+from disclosure.pipeline.compose import Composer
+from disclosure.pipeline.expansion import decide
+from disclosure.pipeline.feedback import FeedbackReport, measure
+from disclosure.pipeline.gather import Gatherer
+from disclosure.pipeline.ingest import prepare
+from disclosure.pipeline.participants import Participants
+from disclosure.pipeline.trace import Trace
+from disclosure.pipeline.usemodel import UseSignals, signals_of
 from disclosure.profiles import Profile, load_profile
 from disclosure.result import DisclosedItem, DisclosureResult
-from disclosure.usemodel import UseSignals, signals_of
 from formatters import (
-    Layer,
-    get_formatter,
     get_token_counter,
 )
 from formatters.citations import parse_citations
@@ -53,7 +53,6 @@ from tiers.reports import ForgetReport, IngestReport
 log = logging.getLogger(__name__)
 
 MAX_QUERY_CHARS = 20_000
-_SHOW_BUDGET = 1_000_000
 _NO_EMBEDDER = "none"
 
 
@@ -92,6 +91,7 @@ class DisclosureController:
             self._pool = ThreadPoolExecutor(max_workers=3, thread_name_prefix="disclosure")
             self.gatherer = Gatherer(self.store, profile.fusion, self.caches, self._pool)
             self.composer = Composer(profile, self.store, self.gatherer, self.counter)
+            self._detail_style = _style_of(profile)
         except BaseException:
             self.store.close()
             raise
@@ -169,26 +169,24 @@ class DisclosureController:
         conversation already takes) bound the budget by the model's window."""
         self._check_open()
         query = _check_query(query)
-        timings: dict[str, float] = {}
-        started = clock = time.perf_counter()
+        trace = Trace()
         when = as_utc(now) if now is not None else datetime.now(UTC)
         turns = _user_turns(history)
-        analysis = self.analyzer.analyze(
-            query, history=turns, now=when, previous=self._previous(turns)
-        )
-        chosen = DisclosureLevel.parse(level) if level is not None else analysis.level
-        config = self.profile.levels[chosen]
-        decision = self.budget.decide(
-            chosen,
-            config,
-            analysis.complexity,
-            override=budget,
-            context_window=context_window,
-            prompt_tokens=prompt_tokens,
-        )
-        clock = _lap(timings, "analyze", clock)
+        with trace.stage("analyze"):
+            analysis = self.analyzer.analyze(
+                query, history=turns, now=when, previous=self._previous(turns)
+            )
+            chosen = DisclosureLevel.parse(level) if level is not None else analysis.level
+            config = self.profile.levels[chosen]
+            decision = self.budget.decide(
+                chosen,
+                config,
+                analysis.complexity,
+                override=budget,
+                context_window=context_window,
+                prompt_tokens=prompt_tokens,
+            )
         explicit = self._resolve_references(analysis.explicit_ids)
-        warnings: list[str] = []
         hits = self.gatherer.gather(
             query,
             analysis,
@@ -196,36 +194,33 @@ class DisclosureController:
             config,
             now=when,
             named=self.participants.named_in(query),
-            timings=timings,
-            warnings=warnings,
+            trace=trace,
         )
         signals = signals_of(hits)
         candidates = self.composer.shortlist(
-            hits, config, decision.tokens, cut=decision.cut, signals=signals
+            hits, config, decision.tokens, use_model=decision.use_model, signals=signals
         )
-        clock = time.perf_counter()
-        expansion = decide(
-            candidates,
-            analysis,
-            self.profile.expansion,
-            explicit=[m.id for m in explicit],
-            requested=self._requested(analysis, turns),
-        )
-        items = self.composer.render_items(explicit, candidates, expansion.layers)
-        named_ids = {m.id for m in explicit}
-        clock = _lap(timings, "expand", clock)
+        with trace.stage("expand"):
+            expansion = decide(
+                candidates,
+                analysis,
+                self.profile.expansion,
+                explicit=[m.id for m in explicit],
+                requested=self._requested(analysis, turns),
+            )
+            items = self.composer.render_items(explicit, candidates, expansion.layers)
         full = self.store.total_line_tokens()  # one reading: the savings line and the field agree
-        rendered = self.composer.render(
-            items,
-            config=config,
-            analysis=analysis,
-            level=chosen,
-            budget=decision.tokens,
-            now=when,
-            full_history_tokens=full,
-        )
-        _lap(timings, "render", clock)
-        timings["total"] = round((time.perf_counter() - started) * 1000, 3)
+        with trace.stage("render"):
+            rendered = self.composer.render(
+                items,
+                config=config,
+                analysis=analysis,
+                level=chosen,
+                budget=decision.tokens,
+                now=when,
+                full_history_tokens=full,
+            )
+        named_ids = {m.id for m in explicit}
         result = self.composer.result(
             rendered,
             items=items,
@@ -236,11 +231,12 @@ class DisclosureController:
             signals={c.id: signals[c.id] for c in candidates if c.id not in named_ids},
             tiers={c.id: c.tiers for c in candidates},
             full_history_tokens=full,
+            trace=trace,
         )
         with self._lock:
             self._last_ids = tuple(i.id for i in result.items)
             self._last_analysis = analysis
-        return result.model_copy(update={"timings_ms": timings, "warnings": tuple(warnings)})
+        return result
 
     async def adisclose(
         self,
@@ -271,13 +267,9 @@ class DisclosureController:
         memory = self._resolve(id_or_citation)
         if memory is None:
             raise MemoryNotFoundError(f"no memory has the id or citation {id_or_citation!r}")
-        neighbours = self.gatherer.neighbours(memory, 1)
-        cites = self.composer.citations([memory.id, *(n.id for n in neighbours)])
-        item = self.composer.item(
-            memory, 1.0, "cold", Layer.DETAIL, neighbours=neighbours, cites=cites
+        return self.caches.detail(
+            memory.id, memory.session_id, self._detail_style, lambda: self.composer.detail(memory)
         )
-        fmt = get_formatter("detail", self.profile.formatting)
-        return fmt.render([item], budget=_SHOW_BUDGET, counter=self.counter).text
 
     def resolve(self, id_or_citation: str) -> Memory | None:
         """The memory an id or a citation (``mem:a7Bc3x``, ``[mem:a7Bc3x]``) names, or None."""
@@ -298,12 +290,12 @@ class DisclosureController:
         )
         used = set(report.used)
         usage = Usage(
-            result.budget,
-            result.tokens_used,
-            report.depth,
-            len(used),
-            len(result.items),
-            bool(result.omitted),
+            budget=result.budget,
+            tokens_used=result.tokens_used,
+            depth=report.depth,
+            used=len(used),
+            disclosed=len(result.items),
+            truncated=bool(result.omitted),
             probe=result.budget_probe,
             signals=tuple(
                 (signals, item.id in used)
@@ -396,6 +388,13 @@ def _analyzer(profile: Profile) -> QueryComplexityAnalyzer:
         raise ProfileError(f"profile {profile.name!r}: analyzer: {exc}") from None
 
 
+def _style_of(profile: Profile) -> str:
+    """What besides the memory and its session shapes a rendered detail: a cached one is only
+    reused under the same formatting and citation settings."""
+    settings = (profile.formatting.model_dump_json(), profile.citations.model_dump_json())
+    return hashlib.sha256("\x1f".join(settings).encode("utf-8")).hexdigest()[:16]
+
+
 def _check_query(query: object) -> str:
     if not isinstance(query, str):
         raise InvalidInputError(f"query must be a string, not {type(query).__name__}")
@@ -433,9 +432,3 @@ def _signals(item: DisclosedItem, result: DisclosureResult) -> UseSignals | None
         lead_score=result.lead_score if result.lead_score is not None else 0.0,
         agree=len(item.tiers) >= 2,
     )
-
-
-def _lap(timings: dict[str, float], stage: str, since: float) -> float:
-    now = time.perf_counter()
-    timings[stage] = round((now - since) * 1000, 3)
-    return now

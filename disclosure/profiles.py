@@ -62,8 +62,8 @@ class LevelConfig(_Section):
         return value
 
 
-def _seed_levels() -> dict[DisclosureLevel, LevelConfig]:
-    # Seed 002's four levels.
+def _default_levels() -> dict[DisclosureLevel, LevelConfig]:
+    # The original small level table: few items, summaries below the detailed level.
     rows = {
         DisclosureLevel.MINIMAL: (2, 0, False, "summary_only", 200),
         DisclosureLevel.STANDARD: (5, 2, False, "summary_with_entities", 500),
@@ -79,7 +79,7 @@ def _seed_levels() -> dict[DisclosureLevel, LevelConfig]:
 
 
 class BudgetLearningConfig(_Section):
-    """How the adaptive budget learns from feedback (see ``disclosure.budget``)."""
+    """How the adaptive budget learns from feedback (see ``disclosure.pipeline.budget``)."""
 
     enabled: bool = True
     history: int = Field(default=2000, gt=0)
@@ -114,7 +114,7 @@ class BudgetConfig(_Section):
 
 
 class ExpansionConfig(_Section):
-    """Seed 000's auto-expansion thresholds, on scores normalised to [0, 1]."""
+    """The auto-expansion thresholds, on scores normalised to [0, 1]."""
 
     high_confidence: float = Field(default=0.92, ge=0.0, le=1.0)
     clear_winner: float = Field(default=0.85, ge=0.0, le=1.0)
@@ -129,7 +129,8 @@ def _default_weights() -> dict[str, float]:
 
 
 class FusionConfig(_Section):
-    """How the tiers' lists become one ranking (reciprocal rank fusion, ``disclosure.fusion``).
+    """How the tiers' lists become one ranking (reciprocal rank fusion,
+    ``disclosure.pipeline.fusion``).
 
     ``weights`` per list: ``hot`` (the working set's matches), ``active`` (the working set's
     recent and important items, taken when the hot matches fall short), ``warm`` (vectors) and
@@ -165,24 +166,27 @@ class FusionConfig(_Section):
 
 
 class FeedbackConfig(_Section):
-    """When a reply counts as having used a disclosed item (``disclosure.feedback``)."""
+    """When a reply counts as having used a disclosed item (``disclosure.pipeline.feedback``)."""
 
     min_overlap: float = Field(default=0.3, gt=0.0, le=1.0)
     min_shared_words: int = Field(default=3, ge=1)
 
 
-class LayerCacheConfig(_Section):
+class CacheLimits(_Section):
+    """How long one cache keeps an entry, and how many it keeps."""
+
     ttl_seconds: float = Field(gt=0)
     max_items: int = Field(gt=0)
 
 
 class CacheConfig(_Section):
-    """Per-layer caches (seed 000 section 7)."""
+    """The disclose pipeline's caches (``disclosure.pipeline.caches``): ``index``, a query's
+    fused candidates; ``timeline``, a hit's neighbours; ``detail``, a memory rendered in full."""
 
     enabled: bool = True
-    index: LayerCacheConfig = LayerCacheConfig(ttl_seconds=60, max_items=100)
-    timeline: LayerCacheConfig = LayerCacheConfig(ttl_seconds=300, max_items=500)
-    detail: LayerCacheConfig = LayerCacheConfig(ttl_seconds=1800, max_items=200)
+    index: CacheLimits = CacheLimits(ttl_seconds=60, max_items=100)
+    timeline: CacheLimits = CacheLimits(ttl_seconds=300, max_items=500)
+    detail: CacheLimits = CacheLimits(ttl_seconds=1800, max_items=200)
 
 
 class Profile(_Section):
@@ -191,7 +195,7 @@ class Profile(_Section):
     name: str = Field(default="default", min_length=1)
     description: str = ""
     tokens: TokenConfig = TokenConfig()
-    levels: dict[DisclosureLevel, LevelConfig] = Field(default_factory=_seed_levels)
+    levels: dict[DisclosureLevel, LevelConfig] = Field(default_factory=_default_levels)
     budget: BudgetConfig = BudgetConfig()
     expansion: ExpansionConfig = ExpansionConfig()
     fusion: FusionConfig = FusionConfig()

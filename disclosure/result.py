@@ -60,5 +60,5 @@ class DisclosureResult(BaseModel):
 
     @property
     def savings_line(self) -> str:
-        """Seed 004's line: ``Using 1.2K tokens from conversation (14x savings via ...)``."""
+        """The savings line: ``Using 1.2K tokens from conversation (14x savings via ...)``."""
         return savings_line(self.tokens_used, self.full_history_tokens, exact=self.tokens_exact)

@@ -12,8 +12,6 @@ exact token budget::
                    layer=Layer.TIMELINE, neighbours=around_h, neighbour_citations=cites),
         ...
     ]
-    fmt.cost(items[0], counter)               # what one item costs alone, to plan expansions
-    planner = fmt.plan(counter, now=now)      # built-ins: marginal costs given what is placed
     out = render_context(fmt, items, budget=budget, counter=counter, now=now,
                          info=WrapperInfo(level="standard", signals=..., complexity=0.4,
                                           full_history_tokens=full),
@@ -36,7 +34,7 @@ from formatters.base import (
 from formatters.citations import CITATION_PATTERN, format_citation, parse_citations
 from formatters.config import CitationConfig, FormattingConfig, TokenConfig
 from formatters.fields import one_line_summary
-from formatters.registry import FORMATTERS, Registry, get_formatter
+from formatters.registry import FORMATTERS, get_formatter
 from formatters.safety import FLAG_NOTE, Finding, neutralize, scan, strip_private
 from formatters.tokens import (
     APPROXIMATE,
@@ -53,6 +51,7 @@ from formatters.wrapper import (
     wrap,
     wrapper_overhead,
 )
+from tiers.registry import Registry
 
 __all__ = [
     "APPROXIMATE",

@@ -5,8 +5,7 @@ decides how they read, and packs them into an exact token budget:
 
 - :class:`RenderItem`: one memory to render, in priority order, with its citation, score, tier,
   layer and (for a timeline) its neighbours.
-- :class:`Formatter`: ``render(items, budget=, counter=, now=) -> Rendered`` and
-  ``cost(item, counter) -> int`` (what the item costs rendered alone, to plan expansions).
+- :class:`Formatter`: ``render(items, budget=, counter=, now=) -> Rendered``.
 - :class:`Rendered`: the text, its exact token count, and per item what made it in.
 
 Layers are cumulative: *index* is a one-line summary; *timeline* is the item's full content with
@@ -147,9 +146,6 @@ class Formatter(Protocol):
 
     ``render`` packs whole items first, in the order given, then cuts one item's content with a
     visible marker to fill what is left; ``counter(result.text) <= budget`` always holds.
-    ``cost`` is the tokens ``item`` takes rendered alone at its layer, separators and its header
-    included; inside a render an item usually costs less (headers are shared, a memory shown twice
-    is shown once).
     """
 
     name: str
@@ -162,10 +158,6 @@ class Formatter(Protocol):
         counter: TokenCounter,
         now: datetime | None = None,
     ) -> Rendered: ...
-
-    def cost(
-        self, item: RenderItem, counter: TokenCounter, *, now: datetime | None = None
-    ) -> int: ...
 
 
 @runtime_checkable

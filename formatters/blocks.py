@@ -1,4 +1,4 @@
-"""Seed 000's index table and detail blocks, in the controller's priority order.
+"""The index table and the detail blocks, in the controller's priority order.
 
 ``index`` (layer 1): index-layer items as rows of one table, ``| ref | date | summary | score |``;
 a timeline item gets a ``### Around [mem:x] · 10 Mar 2026`` section below the table (lines with
@@ -7,8 +7,8 @@ in the table.
 
 ``detail`` (layer 3): every item as a block, ``### [mem:x] · Dana · 10 Mar 2026 14:05 · session``,
 then its full content, a metadata line (entities, metadata) and, when it came with neighbours,
-one line per neighbour (``↑`` before it, ``↓`` after it: citation, speaker and summary), as seed
-003's ``show`` lists related memories.
+one line per neighbour (``↑`` before it, ``↓`` after it: citation, speaker and summary), so a
+reader can follow the conversation either way with ``show``.
 """
 
 from __future__ import annotations
@@ -167,7 +167,7 @@ def _with_fallback(entry: Entry) -> list[Entry]:
 
 
 class IndexTable(_Blocks):
-    """Seed 000's layer-1 table, with timeline and detail sections for expanded items."""
+    """The index layer's table, with timeline and detail sections for expanded items."""
 
     name = "index"
 
@@ -222,7 +222,7 @@ class IndexTable(_Blocks):
 
 
 class Detail(_Blocks):
-    """Seed 000's layer-3 format: every item as a full detail block."""
+    """The detail layer's format: every item as a full detail block."""
 
     name = "detail"
 

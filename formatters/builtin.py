@@ -6,13 +6,13 @@ The registry imports this module lazily (``formatters.builtin:<name>``). Use
 ==========================  =====================================================================
 name                        how items read
 ==========================  =====================================================================
-``summary_only``            seed 002 minimal: one line per memory, index items as summaries
-``summary_with_entities``   seed 002 standard: as above, summaries followed by key entities
-``full_content``            seed 002 detailed: every item's full content
-``full_with_context``       seed 002 comprehensive: full content, neighbours in full, metadata
-``timeline``                seed 000 layer 2: times on every line, the hit marked ``→``
-``index``                   seed 000 layer 1: a table of index items, sections for expanded ones
-``detail``                  seed 000 layer 3: a block per item: content, metadata, relations
+``summary_only``            minimal: one line per memory, index items as summaries
+``summary_with_entities``   standard: as above, summaries followed by key entities
+``full_content``            detailed: every item's full content
+``full_with_context``       comprehensive: full content, neighbours in full, metadata
+``timeline``                the timeline layer: times on every line, the hit marked ``→``
+``index``                   the index layer: a table of index items, sections for expanded ones
+``detail``                  the detail layer: a block per item: content, metadata, relations
 ``json``                    a JSON array, one object per item
 ==========================  =====================================================================
 

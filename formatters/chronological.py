@@ -5,7 +5,8 @@ chronologically: a ``## 10 Mar 2026 (2d ago)`` header per session and day, then 
 memory, ``[mem:a7Bc3x] Dana: ...``. Sharing the date keeps the per-item overhead to the citation
 and the speaker. A memory brought by several items (a neighbour of two hits) is shown once.
 
-Seed 002's four formatters and seed 000's timeline differ only in what a line shows:
+The four level formatters (minimal to comprehensive) and the timeline differ only in what a
+line shows:
 
 ==========================  ================================  =====  =====  ===============
 formatter                   an index-layer item shows          times  nbrs   detail adds
@@ -202,27 +203,27 @@ class ChronologicalFormatter(LayoutFormatter):
 
 
 class SummaryOnly(ChronologicalFormatter):
-    """Seed 002's minimal format: index items as one summary line each."""
+    """The minimal level's format: index items as one summary line each."""
 
     name = "summary_only"
 
 
 class SummaryWithEntities(ChronologicalFormatter):
-    """Seed 002's standard format: summary lines followed by the memory's key entities."""
+    """The standard level's format: summary lines followed by the memory's key entities."""
 
     name = "summary_with_entities"
     show_entities = True
 
 
 class FullContent(ChronologicalFormatter):
-    """Seed 002's detailed format: every item's full content."""
+    """The detailed level's format: every item's full content."""
 
     name = "full_content"
     content_floor = True
 
 
 class FullWithContext(ChronologicalFormatter):
-    """Seed 002's comprehensive format: full content, neighbours in full, metadata for details."""
+    """The comprehensive level's format: full content, neighbours in full, metadata for details."""
 
     name = "full_with_context"
     content_floor = True
@@ -231,7 +232,7 @@ class FullWithContext(ChronologicalFormatter):
 
 
 class Timeline(ChronologicalFormatter):
-    """Seed 000's layer-2 format: every line with its time, the hit marked ``→``."""
+    """The timeline layer's format: every line with its time, the hit marked ``→``."""
 
     name = "timeline"
     show_times = True

@@ -236,15 +236,6 @@ class LayoutFormatter:
 
     # -- the Formatter protocol ----------------------------------------------------------------
 
-    def cost(self, item: RenderItem, counter: TokenCounter, *, now: datetime | None = None) -> int:
-        """Tokens ``item`` takes rendered alone at its layer (headers and separators included)."""
-        entries = self.candidates(item, Context(counter, _aware(now), self.options))
-        return Plan(counter, self.frame).marginal(entries[0]) if entries else 0
-
-    def plan(self, counter: TokenCounter, *, now: datetime | None = None) -> Planner:
-        """A planner to ask what items cost given what is already placed (for the controller)."""
-        return Planner(self, Context(counter, _aware(now), self.options))
-
     def render(
         self,
         items: Sequence[RenderItem],
@@ -359,33 +350,6 @@ class LayoutFormatter:
             formatter=self.name,
             budget=budget,
         )
-
-
-class Planner:
-    """Marginal costs for the controller: what an item would add given what is placed."""
-
-    def __init__(self, formatter: LayoutFormatter, ctx: Context) -> None:
-        self._formatter = formatter
-        self._ctx = ctx
-        self._plan = Plan(ctx.counter, formatter.frame)
-
-    @property
-    def tokens(self) -> int:
-        """The estimated tokens of everything placed so far."""
-        return self._plan.tokens
-
-    def cost(self, item: RenderItem) -> int:
-        """What ``item``, whole at its layer, would add now (0 if it shows nothing)."""
-        entries = self._formatter.candidates(item, self._ctx)
-        return self._plan.marginal(entries[0]) if entries else 0
-
-    def add(self, item: RenderItem) -> int:
-        """Place ``item`` whole at its layer; returns what it added (0 if it shows nothing)."""
-        entries = self._formatter.candidates(item, self._ctx)
-        if not entries:
-            return 0
-        self._ctx.positions.setdefault(item.id, len(self._ctx.positions))
-        return self._plan.add(entries[0])
 
 
 def _aware(now: datetime | None) -> datetime | None:

@@ -1,8 +1,8 @@
-"""The wrapper around a disclosed context: seed 002's metadata header and seed 004's savings line.
+"""The wrapper around a disclosed context: a metadata header and a closing savings line.
 
 Three header styles (the profile's ``formatting.header``)::
 
-    full      [Memory Context - Level: standard]              (seed 002, verbatim)
+    full      [Memory Context - Level: standard]              (the original bracketed header)
               [Signals: temporal_reference | Complexity: 0.40]
 
               ...context...
@@ -16,7 +16,7 @@ Three header styles (the profile's ``formatting.header``)::
     none      ...context...
 
 With ``formatting.savings_line`` the line ``Using 1.2K tokens from conversation (14x savings via
-progressive disclosure)`` (seed 004) closes the context; it counts the whole wrapped text,
+progressive disclosure)`` closes the context; it counts the whole wrapped text,
 itself included, against the real token count of the full history.
 
 The wrapper's tokens count against the budget. :func:`render_context` does it all: it reserves
@@ -64,7 +64,7 @@ def human_tokens(count: int) -> str:
 
 
 def savings_line(tokens_used: int, full_history_tokens: int, *, exact: bool = True) -> str:
-    """Seed 004's line: ``Using 1.2K tokens from conversation (14x savings via ...)``.
+    """The savings line: ``Using 1.2K tokens from conversation (14x savings via ...)``.
 
     Ratios under 10 keep one decimal (``2.5x``); a context no smaller than the whole history
     says so instead of claiming savings."""

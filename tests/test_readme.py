@@ -79,3 +79,14 @@ def test_every_python_example_runs(capsys: object) -> None:
     assert len(blocks) >= 2
     for block in blocks:
         exec(compile(block, "README.md", "exec"), {"__name__": "readme_example"})
+
+
+def test_the_layout_names_every_package_and_pipeline_stage() -> None:
+    """The Layout section keeps up with the tree: every subpackage of disclosure/ and every
+    stage module of disclosure/pipeline/ is named there."""
+    layout = README.split("## Layout", 1)[1].split("```")[1]
+    packages = {p.parent.name for p in (REPO / "disclosure").glob("*/__init__.py")}
+    assert {p for p in packages if f"  {p}/" not in layout} == set()
+    stages = {p.stem for p in (REPO / "disclosure" / "pipeline").glob("*.py")} - {"__init__"}
+    pipeline = layout.split("pipeline/", 1)[1].split("namespaces.py", 1)[0]
+    assert {s for s in stages if s not in pipeline} == set()

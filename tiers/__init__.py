@@ -5,7 +5,6 @@ from tiers.citations import citation_code
 from tiers.cold import ColdArchive
 from tiers.embedders import (
     QueryEmbeddingCache,
-    SentenceTransformerEmbedder,
     available_embedders,
     get_embedder,
     register_embedder,
@@ -24,6 +23,7 @@ from tiers.errors import (
 from tiers.history import history_line
 from tiers.hot import HotTier
 from tiers.memory import Memory, MemoryKind, ScoredMemory
+from tiers.minilm import SentenceTransformerEmbedder
 from tiers.onnx_embedder import OnnxEmbedder
 from tiers.reports import ForgetReport, IngestReport, StoreStats
 from tiers.store import TieredStore

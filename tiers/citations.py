@@ -1,4 +1,4 @@
-"""Short citation codes for memories (seed 003): ``[mem:a7Bc3x]`` cites memory ``a7Bc3x``.
+"""Short citation codes for memories: ``[mem:a7Bc3x]`` cites memory ``a7Bc3x``.
 
 A code is the first ``length`` characters of the unpadded base64url SHA-256 of the memory's
 id. Two ids whose codes collide are told apart by the archive: the first keeps the short code,

@@ -27,8 +27,9 @@ from tiers.bm25 import normalise
 from tiers.citations import MAX_CODE_LENGTH, assign_citation
 from tiers.config import ColdConfig
 from tiers.errors import InvalidInputError, MemoryNotFoundError, StorageError, TierClosedError
+from tiers.fts5 import Fts5Engine
 from tiers.history import history_line
-from tiers.lexical import Change, LexicalEngine, make_engine
+from tiers.lexical import Change, LexicalEngine, RankBm25Engine
 from tiers.memory import Memory, ScoredMemory
 from tiers.schema import ARCHIVE_FILE, WARM_INDEXED, connect, quick_check, translate_errors
 from tiers.text import Tokenizer
@@ -198,7 +199,7 @@ class ColdArchive:
             verify_max_mb=self.config.verify_on_open_max_mb,
         )
         try:
-            self._engine: LexicalEngine = make_engine(self.config, self.tokenizer)
+            self._engine = _engine(self.config, self.tokenizer)
             with translate_errors(self.path):
                 self._engine.prepare(self._conn)
                 self._count = self._meta_int("count")
@@ -484,3 +485,10 @@ class ColdArchive:
 def _chunks(items: Sequence[Any]) -> Iterator[Sequence[Any]]:
     for start in range(0, len(items), _CHUNK):
         yield items[start : start + _CHUNK]
+
+
+def _engine(config: ColdConfig, tokenizer: Tokenizer) -> LexicalEngine:
+    """The BM25 engine ``config.engine`` names, with the archive's tokenizer."""
+    if config.engine == "fts5":
+        return Fts5Engine(tokenizer, budget=config.fts5_budget, rescore=config.fts5_rescore)
+    return RankBm25Engine(tokenizer)

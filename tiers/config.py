@@ -41,7 +41,7 @@ class HotWeights(_Section):
 
 
 class HotConfig(_Section):
-    """The in-memory working set (seed 003: 100 events within 24 hours).
+    """The in-memory working set (by default the last 100 memories within 24 hours).
 
     ``clock: latest`` measures ages from the newest memory seen (a replayed or resumed
     conversation keeps its working set); ``wall`` measures them from the system clock.

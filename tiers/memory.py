@@ -11,6 +11,7 @@ import copy
 import json
 import math
 import re
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from enum import StrEnum
@@ -19,7 +20,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from tiers.errors import MemoryValidationError, describe_validation_error
+from tiers.errors import InvalidInputError, MemoryValidationError, describe_validation_error
 
 MAX_ID_LENGTH = 256
 MAX_SUMMARY_CHARS = 100
@@ -152,6 +153,45 @@ class Memory(BaseModel):
         if memory.metadata:
             return memory.model_copy(update={"metadata": copy.deepcopy(memory.metadata)})
         return memory
+
+
+def memories_of(
+    items: Iterable[Memory | Mapping[str, Any]], *, strict: bool = True
+) -> tuple[list[Memory], list[str]]:
+    """The memories ``items`` holds: Memory objects as they are, mappings of their fields
+    converted; the one place ingest turns what a caller passed into records.
+
+    ``strict``: the first invalid item raises (:class:`InvalidInputError`, saying which item);
+    otherwise invalid items are skipped and their errors returned. A single memory, mapping or
+    string passed where a list belongs is refused, saying what to pass."""
+    if isinstance(items, (Memory, str, bytes, Mapping)):
+        raise InvalidInputError(
+            "ingest takes a list of memories (Memory objects or mappings of their fields), "
+            f"not a single {type(items).__name__}: pass [Memory(...)]"
+        )
+    memories: list[Memory] = []
+    errors: list[str] = []
+    for position, item in enumerate(items):
+        try:
+            memories.append(_as_memory(item, position))
+        except InvalidInputError as exc:
+            if strict:
+                raise
+            errors.append(str(exc))
+    return memories, errors
+
+
+def _as_memory(item: Memory | Mapping[str, Any], position: int) -> Memory:
+    if isinstance(item, Memory):
+        return item
+    if isinstance(item, Mapping):
+        try:
+            return Memory(**item)
+        except MemoryValidationError as exc:
+            raise MemoryValidationError(f"item {position}: {exc}", exc.errors) from None
+    raise InvalidInputError(
+        f"item {position}: expected a Memory or a mapping of its fields, not {type(item).__name__}"
+    )
 
 
 @lru_cache(maxsize=PARSED_CACHE_SIZE)

@@ -33,7 +33,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from tiers._offline import prepare_environment
-from tiers.embedders import (
+from tiers.errors import TierUnavailableError
+from tiers.minilm import (
     MINILM_MAX_TOKENS,
     MINILM_NAME,
     SentenceTransformerEmbedder,
@@ -44,7 +45,6 @@ from tiers.embedders import (
     model_dimension,
     shared_sentence_transformer,
 )
-from tiers.errors import TierUnavailableError
 
 if TYPE_CHECKING:
     import numpy.typing as npt

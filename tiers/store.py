@@ -30,7 +30,7 @@ from typing import Any, Literal
 from tiers.base import Embedder
 from tiers.cold import ArchiveTxn, ColdArchive, LineCounter, content_sha
 from tiers.config import TiersConfig
-from tiers.errors import InvalidInputError, MemoryValidationError, TierClosedError
+from tiers.errors import InvalidInputError, TierClosedError
 from tiers.hot import HotTier
 from tiers.lifecycle import (
     DrainWorker,
@@ -41,7 +41,7 @@ from tiers.lifecycle import (
     requeue_for_warm,
 )
 from tiers.locking import DirectoryLock
-from tiers.memory import Memory, ScoredMemory
+from tiers.memory import Memory, ScoredMemory, memories_of
 from tiers.outbox import Outbox, OutboxItem
 from tiers.reports import ForgetReport, IngestReport, StoreStats
 from tiers.schema import WARM_EVICTED
@@ -175,25 +175,20 @@ class TieredStore:
     def _validate(
         self, items: Sequence[Memory | Mapping[str, Any]], *, strict: bool
     ) -> tuple[list[Memory], list[str]]:
-        if isinstance(items, (Memory, str, bytes, Mapping)):
-            raise InvalidInputError("ingest takes a sequence of memories, not a single one")
-        valid: list[Memory] = []
-        errors: list[str] = []
+        memories, errors = memories_of(items, strict=strict)
         limit = self.config.ingest.max_content_chars
-        for position, item in enumerate(items):
-            try:
-                memory = _as_memory(item, position)
-                if len(memory.content) > limit:
-                    raise InvalidInputError(
-                        f"memory {memory.id!r}: content has {len(memory.content):,} characters; "
-                        f"the limit is {limit:,} (tiers.ingest.max_content_chars)"
-                    )
-            except InvalidInputError as exc:
-                if strict:
-                    raise
-                errors.append(str(exc))
+        valid: list[Memory] = []
+        for memory in memories:
+            if len(memory.content) <= limit:
+                valid.append(memory)
                 continue
-            valid.append(memory)
+            message = (
+                f"memory {memory.id!r}: content has {len(memory.content):,} characters; "
+                f"the limit is {limit:,} (tiers.ingest.max_content_chars)"
+            )
+            if strict:
+                raise InvalidInputError(message)
+            errors.append(message)
         return valid, errors
 
     def _moved_down(self, evicted: Sequence[Memory]) -> None:
@@ -469,19 +464,6 @@ class TieredStore:
     def _check_open(self) -> None:
         if self._closed:
             raise TierClosedError(f"{self.data_dir}: the store is closed")
-
-
-def _as_memory(item: Memory | Mapping[str, Any], position: int) -> Memory:
-    if isinstance(item, Memory):
-        return item
-    if isinstance(item, Mapping):
-        try:
-            return Memory(**item)
-        except MemoryValidationError as exc:
-            raise MemoryValidationError(f"item {position}: {exc}", exc.errors) from None
-    raise InvalidInputError(
-        f"item {position}: expected a Memory or a mapping of its fields, not {type(item).__name__}"
-    )
 
 
 def _latest_versions(memories: Sequence[Memory]) -> list[Memory]:

@@ -39,7 +39,7 @@ from disclosure.api.models import (
     TextResponse,
     TimelineRequest,
 )
-from disclosure.layers import search_index, timeline
+from disclosure.mcp.workflow import search_index, timeline
 from disclosure.namespaces import MAX_PART_CHARS, NAMESPACE_PARTS, Namespace, default_home
 from disclosure.pool import ControllerPool
 from disclosure.profiles import Profile

@@ -8,7 +8,7 @@ from typing import Annotated, Any
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from analyzers import DisclosureLevel
-from disclosure.layers import IndexEntry
+from disclosure.mcp.workflow import IndexEntry
 from disclosure.result import DisclosedItem
 from tiers.memory import MAX_ID_LENGTH, MAX_SUMMARY_CHARS, MemoryKind
 

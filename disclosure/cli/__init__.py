@@ -24,15 +24,14 @@ from disclosure.cli import (
     stats,
     tokens,
 )
+from disclosure.cli.common import UsageError
 from tiers.errors import DisclosureError
+
+__all__ = ["COMMANDS", "EXIT_ERROR", "EXIT_USAGE", "UsageError", "build_parser", "main"]
 
 COMMANDS = (demo, ingest, query, stats, forget, serve, profiles, tokens, evaluate)
 EXIT_ERROR = 1
 EXIT_USAGE = 2
-
-
-class UsageError(Exception):
-    """A command-line mistake that argparse could not catch; exits 2."""
 
 
 def build_parser() -> argparse.ArgumentParser:

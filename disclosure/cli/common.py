@@ -1,4 +1,4 @@
-"""What the store commands share: the data directory, the profile, the namespace options."""
+"""What the commands share: the usage error; the data directory, profile and namespace options."""
 
 from __future__ import annotations
 
@@ -13,6 +13,10 @@ from disclosure.namespaces import HOME_VARIABLE, Namespace, default_home
 if TYPE_CHECKING:
     from disclosure.controller import DisclosureController
     from disclosure.pool import ControllerPool
+
+
+class UsageError(Exception):
+    """A command-line mistake that argparse could not catch; exits 2."""
 
 
 def add_store_options(parser: argparse.ArgumentParser) -> None:

@@ -84,7 +84,7 @@ def _introduce(profile: Profile, memories: list[Memory]) -> None:
 def _warn_first_run(embedder: str) -> None:
     if embedder not in ("auto", "onnx"):
         return
-    from tiers.embedders import default_cache_dir, minilm_model_dir
+    from tiers.minilm import default_cache_dir, minilm_model_dir
     from tiers.onnx_embedder import export_path
 
     if not export_path(default_cache_dir(), minilm_model_dir()).exists():

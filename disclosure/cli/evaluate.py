@@ -115,7 +115,7 @@ def _evaluate(args: argparse.Namespace) -> int:
 
 
 def _experiment(args: argparse.Namespace) -> Any:
-    from disclosure.cli import UsageError
+    from disclosure.cli.common import UsageError
     from disclosure.evaluation.experiment import load_experiment, validate_experiment
 
     if args.experiment is None and not (args.profile or args.baseline):
@@ -161,7 +161,7 @@ def _profiles(args: argparse.Namespace) -> list[Any] | None:
     """``--profile`` names, with ``--reader`` and ``--adaptive`` applied to each."""
     if not args.profile:
         if args.reader or args.adaptive:
-            from disclosure.cli import UsageError
+            from disclosure.cli.common import UsageError
 
             raise UsageError("eval: --reader and --adaptive apply to --profile systems")
         return None

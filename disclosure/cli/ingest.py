@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from disclosure.cli.common import add_store_options, open_store
-from disclosure.importers import FORMATS, read_memories
+from disclosure.cli.importers import FORMATS, read_memories
 from tiers.memory import Memory
 from tiers.reports import IngestReport
 

@@ -35,7 +35,7 @@ def _serve(args: argparse.Namespace) -> int:
     if args.mcp:
         return _serve_mcp(args)
     if args.tenant or args.user or args.conversation:
-        from disclosure.cli import UsageError
+        from disclosure.cli.common import UsageError
 
         raise UsageError(
             "serve: the HTTP API takes the namespace per request (?user=...); "
@@ -69,7 +69,7 @@ def _serve(args: argparse.Namespace) -> int:
 
 
 def _serve_mcp(args: argparse.Namespace) -> int:
-    from disclosure.mcp_server import create_mcp_server
+    from disclosure.mcp.server import create_mcp_server
 
     with pool_of(args, max_open=1) as pool:
         parts = {"tenant": args.tenant, "user": args.user, "conversation": args.conversation}

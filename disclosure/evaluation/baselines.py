@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
@@ -31,11 +31,11 @@ from disclosure.result import DisclosedItem, DisclosureResult
 from formatters.base import Layer
 from formatters.tokens import TokenCounter, get_token_counter
 from tiers.base import Embedder
-from tiers.errors import RegistryError
 from tiers.memory import Memory
+from tiers.registry import Registry
 
 BASELINE_PREFIX = "baseline:"
-BASELINES = ("full", "recency", "bm25", "dense", "hybrid")
+BASELINES = ("full", "recency", "bm25", "dense", "hybrid")  # the order reports list them in
 RRF_K = 60
 BASELINE_LEVEL = DisclosureLevel.DETAILED  # what a result must name; baselines choose no level
 _WORD = re.compile(r"\w+")
@@ -69,9 +69,7 @@ def tokenize(text: str) -> list[str]:
 def baseline_name(name: str) -> str:
     """``bm25`` or ``baseline:bm25`` -> ``bm25``; a miss lists the baselines."""
     short = name.removeprefix(BASELINE_PREFIX).strip().lower()
-    if short not in BASELINES:
-        available = ", ".join(BASELINE_PREFIX + b for b in BASELINES)
-        raise RegistryError(f"unknown baseline {name!r}; available: {available}")
+    BASELINE_TYPES.get(short)
     return short
 
 
@@ -302,20 +300,17 @@ def _by_score(scores: np.ndarray[Any, np.dtype[np.float64]]) -> list[tuple[int, 
     return [(int(p), float(scores[p])) for p in order]
 
 
-BASELINE_CLASSES: dict[str, Callable[..., Baseline]] = {
-    "full": FullContext,
-    "recency": Recency,
-    "bm25": BM25,
-    "dense": Dense,
-    "hybrid": Hybrid,
-}
+#: The baseline classes by short name (``bm25``).
+BASELINE_TYPES: Registry[type[Baseline]] = Registry("baseline")
+for _type in (FullContext, Recency, BM25, Dense, Hybrid):
+    BASELINE_TYPES.register(_type.name, _type)
 
 
 def make_baseline(
     name: str, *, counter: TokenCounter | None = None, embedder: Embedder | None = None
 ) -> Baseline:
     """A fresh baseline by name (``hybrid`` or ``baseline:hybrid``)."""
-    short = baseline_name(name)
-    if short in ("dense", "hybrid"):
-        return BASELINE_CLASSES[short](counter=counter, embedder=embedder)
-    return BASELINE_CLASSES[short](counter=counter)
+    kind = BASELINE_TYPES.get(baseline_name(name))
+    if issubclass(kind, Dense):
+        return kind(counter=counter, embedder=embedder)
+    return kind(counter=counter)

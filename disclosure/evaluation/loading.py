@@ -12,12 +12,13 @@ from disclosure.evaluation.jsonl import load_jsonl
 from disclosure.evaluation.locomo import load_locomo
 from disclosure.evaluation.longmemeval import load_longmemeval
 from tiers.errors import DatasetError
+from tiers.registry import Registry
 
-_READERS: dict[str, Callable[[Path], Dataset]] = {
-    "locomo": load_locomo,
-    "longmemeval": load_longmemeval,
-    "jsonl": load_jsonl,
-}
+#: The dataset readers by format (an experiment's ``dataset.format``).
+_READERS: Registry[Callable[[Path], Dataset]] = Registry("dataset format")
+_READERS.register("locomo", load_locomo)
+_READERS.register("longmemeval", load_longmemeval)
+_READERS.register("jsonl", load_jsonl)
 
 log = logging.getLogger(__name__)
 
@@ -29,7 +30,7 @@ def load_dataset(spec: DatasetSpec, *, seed: int = 0) -> Dataset:
         variable = DATASET_ENV.get(spec.format)
         hint = f" (set {variable} or give --dataset)" if variable else ""
         raise DatasetError(f"{path}: no such dataset{hint}")
-    dataset = _READERS[spec.format](path)
+    dataset = _READERS.get(spec.format)(path)
     for issue in dataset.issues:
         log.info("dataset: %s", issue)
     selected = dataset.select(

@@ -17,7 +17,7 @@ from collections.abc import Callable
 
 from disclosure.evaluation.dataset import Question
 from disclosure.result import DisclosureResult
-from tiers.errors import RegistryError
+from tiers.registry import Registry
 
 Reader = Callable[[Question, DisclosureResult], str | None]
 
@@ -34,14 +34,11 @@ def cite_gold(question: Question, result: DisclosureResult) -> str:
     return f"{PREAMBLE} See {' '.join(dict.fromkeys(cited))}."
 
 
-READERS: dict[str, Reader] = {"cite-gold": cite_gold}
+#: The readers by name; register another with ``READERS.register(name, reader)``.
+READERS: Registry[Reader] = Registry("reader")
+READERS.register("cite-gold", cite_gold)
 
 
 def get_reader(name: str) -> Reader:
     """The reader called ``name``; a miss lists the available ones."""
-    try:
-        return READERS[name]
-    except KeyError:
-        raise RegistryError(
-            f"unknown reader {name!r}; available: {', '.join(sorted(READERS))}"
-        ) from None
+    return READERS.get(name)

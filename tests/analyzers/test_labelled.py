@@ -109,5 +109,5 @@ STRICT = [c for c in CASES if c.get("strict")]
 
 @pytest.mark.parametrize("case", STRICT, ids=[c["q"][:40] for c in STRICT])
 def test_decided_case_holds(analyzer: QueryComplexityAnalyzer, case: dict[str, Any]) -> None:
-    """A case whose outcome the design decided (seed 002's tricky ones, precedence) holds."""
+    """A case whose outcome the design decided (the tricky ones, precedence) holds."""
     assert misses_of(case, _analyze(analyzer, case)) == []

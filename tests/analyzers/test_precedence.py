@@ -49,7 +49,7 @@ def test_minimal_keywords_soften_next_to_stronger_ones() -> None:
 
 
 def test_the_highest_keyword_wins() -> None:
-    """Seed 002's first tricky case, as votes: everything about > explain > just."""
+    """The first tricky case, as votes: everything about > explain > just."""
     decision = decide(
         default=S, keywords=[kw(M, "just"), kw(D, "explain"), kw(C, "everything about")]
     )

@@ -94,7 +94,7 @@ def test_long_query_threshold_comes_from_the_profile(small: QueryComplexityAnaly
 
 
 def test_long_query_default_is_thirty_words(analyzer: QueryComplexityAnalyzer) -> None:
-    """31 words are long, 30 are not (the seed's threshold)."""
+    """31 words are long, 30 are not (the default threshold)."""
     assert "long_query" not in run(analyzer, " ".join(["word"] * 30)).detected_signals
     assert "long_query" in run(analyzer, " ".join(["word"] * 31)).detected_signals
 

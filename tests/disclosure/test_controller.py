@@ -336,6 +336,20 @@ def test_bad_input_is_refused_clearly(controller: DisclosureController) -> None:
         controller.disclose("billing")
 
 
+def test_ingest_of_one_memory_or_a_string_says_to_pass_a_list(
+    controller: DisclosureController,
+) -> None:
+    """A bare Memory (not in a list) or a string is refused with what to pass instead, and
+    nothing is stored; a list of one is fine."""
+    before = controller.stats()["store"]["cold"]
+    memory = Memory(id="bare", content="Billing moves to Postgres 16.")
+    for wrong, kind in [(memory, "Memory"), ("Billing moves to Postgres 16.", "str")]:
+        with pytest.raises(InvalidInputError, match=rf"list of memories .* single {kind}: pass \["):
+            controller.ingest(wrong)  # type: ignore[arg-type]
+    assert controller.stats()["store"]["cold"] == before
+    assert controller.ingest([memory]).ids == ("bare",)
+
+
 @settings(
     max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
@@ -408,8 +422,6 @@ def test_coding_agent_profile_weighs_named_files_and_ids_more(tmp_path: Path) ->
                 c.profile.level("detailed"),
                 now=NOW,
                 named=set(),
-                timings={},
-                warnings=[],
             )
             ranks[profile] = [h.id for h in hits]
             assert "billing/invoice.py" in c.analyzer.analyze(query, now=NOW).entities
@@ -421,7 +433,7 @@ def test_entity_boost_multiplies_by_the_share_of_named_entities_mentioned(
 ) -> None:
     """entity_boost b gives 1 + b x (share of the query's entities a memory names); people named
     in the query are left to the participant prior."""
-    from disclosure.gather import Gatherer
+    from disclosure.pipeline.gather import Gatherer
     from disclosure.profiles import FusionConfig
     from tiers.memory import ScoredMemory
 
@@ -440,7 +452,7 @@ def test_index_lines_stay_one_line_for_memories_without_a_summary(
     controller: DisclosureController,
 ) -> None:
     """A memory stored without enrichment still reads as one short line in the layer-1 index."""
-    from disclosure.layers import search_index
+    from disclosure.mcp.workflow import search_index
 
     content = "Retry policy notes:\n" + "the gateway retries failed charges with backoff. " * 8
     controller.store.ingest([Memory(id="raw", content=content, speaker="Marco")])

@@ -40,7 +40,7 @@ def test_the_builtins_ship_and_include_the_required_four() -> None:
 
 
 def test_default_carries_the_seed_values() -> None:
-    """Seed 002's levels, seed 000's thresholds, the budget, the caches and citations."""
+    """The levels, the expansion thresholds, the budget, the caches and citations."""
     p = load_profile("default")
     table = {
         level: (cfg.hot_items, cfg.warm_items, cfg.cold_search, cfg.formatter, cfg.max_tokens)

@@ -144,14 +144,6 @@ class TestFormatterContract:
         again = formatter.render(list(items), budget=700, counter=counter, now=NOW)
         assert first == again
 
-    def test_cost_is_what_a_lone_item_takes(
-        self, formatter: Formatter, counter: TokenCounter, sample: list[Memory], make_item: MakeItem
-    ) -> None:
-        """cost() predicts the tokens of rendering the item alone, within a join's difference."""
-        for item in mixed_items(sample, make_item, count=6):
-            alone = formatter.render([item], budget=5000, counter=counter, now=NOW)
-            assert formatter.cost(item, counter, now=NOW) == pytest.approx(alone.tokens, abs=2)
-
     def test_private_spans_never_reach_the_text(
         self, formatter: Formatter, counter: TokenCounter, make_item: MakeItem
     ) -> None:

@@ -1,4 +1,4 @@
-"""The wrapper: seed 002's header, seed 004's savings line, and their tokens within the budget."""
+"""The wrapper: the header, the savings line, and their tokens within the budget."""
 
 from __future__ import annotations
 
@@ -36,12 +36,12 @@ INFO = WrapperInfo(
     [(0, "0"), (950, "950"), (1234, "1.2K"), (20_700, "21K"), (1_500_000, "1.5M")],
 )
 def test_human_tokens(count: int, shown: str) -> None:
-    """Counts read like seed 004's: 1.2K, 21K, 1.5M."""
+    """Counts read short: 1.2K, 21K, 1.5M."""
     assert human_tokens(count) == shown
 
 
 def test_savings_line_reads_like_seed_004() -> None:
-    """The line has the seed's exact wording; approximate counts carry a tilde."""
+    """The line has its fixed wording; approximate counts carry a tilde."""
     assert savings_line(1234, 17_300) == (
         "Using 1.2K tokens from conversation (14x savings via progressive disclosure)"
     )
@@ -54,7 +54,7 @@ def test_savings_line_reads_like_seed_004() -> None:
 
 
 def test_header_styles() -> None:
-    """full is seed 002 verbatim; compact is one line; none adds nothing."""
+    """full is the bracketed two-line header; compact is one line; none adds nothing."""
     full = wrap("BODY", INFO, style="full")
     assert full == (
         "[Memory Context - Level: standard]\n"

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from tiers.chroma_server import ChromaServer
-from tiers.embedders import SentenceTransformerEmbedder, shared_sentence_transformer
+from tiers.minilm import SentenceTransformerEmbedder, shared_sentence_transformer
 from tiers.onnx_embedder import OnnxEmbedder
 
 if TYPE_CHECKING:

@@ -1,4 +1,4 @@
-"""Citation codes (seed 003): base64url SHA-256 prefixes, extended on collision."""
+"""Citation codes: base64url SHA-256 prefixes, extended on collision."""
 
 from __future__ import annotations
 

@@ -15,14 +15,13 @@ import pytest
 from tiers import TierUnavailableError
 from tiers.base import Embedder
 from tiers.embedders import (
-    MINILM_NAME,
     QueryEmbeddingCache,
-    SentenceTransformerEmbedder,
     available_embedders,
     get_embedder,
     register_embedder,
 )
 from tiers.errors import RegistryError
+from tiers.minilm import MINILM_NAME, SentenceTransformerEmbedder
 from tiers.onnx_embedder import PARITY_MIN_COSINE, OnnxEmbedder, export_path
 
 REPO = Path(__file__).resolve().parents[2]

@@ -88,7 +88,7 @@ def test_strict_ingest_rejects_the_whole_batch(store: TieredStore) -> None:
             strict.ingest([{"id": "empty", "content": "   "}])
         with pytest.raises(InvalidInputError, match="not int"):
             strict.ingest([42])  # type: ignore[list-item]
-        with pytest.raises(InvalidInputError, match="sequence"):
+        with pytest.raises(InvalidInputError, match=r"not a single Memory: pass \[Memory"):
             strict.ingest(turn(1))  # type: ignore[arg-type]
         assert strict.count() == 0
 

@@ -15,7 +15,7 @@ from tests.tiers.contract import TierContract, corpus
 from tiers import IncompatibleDataError, InvalidInputError, Memory, TierUnavailableError
 from tiers.chroma_server import ChromaServer, free_port
 from tiers.config import WarmConfig
-from tiers.embedders import SentenceTransformerEmbedder
+from tiers.minilm import SentenceTransformerEmbedder
 from tiers.onnx_embedder import OnnxEmbedder
 from tiers.warm import WarmTier, usage_file
 

@@ -31,7 +31,7 @@ def test_every_baseline_is_a_discloser() -> None:
 def test_names_with_or_without_the_prefix_and_a_miss_lists_them() -> None:
     """'baseline:bm25' and 'BM25' name the same baseline; an unknown name lists the five."""
     assert baseline_name("baseline:bm25") == baseline_name("BM25") == "bm25"
-    with pytest.raises(RegistryError, match="available: baseline:full, baseline:recency"):
+    with pytest.raises(RegistryError, match="available: bm25, dense, full, hybrid, recency"):
         make_baseline("baseline:tfidf")
 
 

@@ -57,7 +57,7 @@ def test_the_tiny_experiment_points_at_the_test_fixture() -> None:
             "baselines: [bm25]\ndataset: {format: csv}\n",
             "x.yaml: dataset -> format: Input should be",
         ),
-        ("baselines: [tfidf]\n", "unknown baseline 'tfidf'; available: baseline:full"),
+        ("baselines: [tfidf]\n", "unknown baseline 'tfidf'; available: bm25, dense, full"),
         (
             "baselines: [bm25]\nbudgets: [0]\n",
             "x.yaml: budgets: must be positive token counts, got [0]",

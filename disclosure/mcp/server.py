@@ -15,9 +15,9 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic import BaseModel
 
-from disclosure import layers
 from disclosure.extras import require
-from disclosure.layers import IndexEntry
+from disclosure.mcp import workflow
+from disclosure.mcp.workflow import IndexEntry
 from disclosure.pool import ControllerPool
 from tiers.errors import DisclosureError, InvalidInputError
 
@@ -65,7 +65,7 @@ def create_mcp_server(
     def search(query: str, limit: int = 10) -> SearchOutput:
         """Step 1: an index of the memories that best match the query (citation, one-line
         summary, score), best first. Cheap: scan it, then pick what to expand."""
-        found = call(lambda c: layers.search_index(c, query, limit=limit))
+        found = call(lambda c: workflow.search_index(c, query, limit=limit))
         return SearchOutput(
             results=found,
             text="\n".join(e.line() for e in found) or "(no memories match)",
@@ -74,11 +74,11 @@ def create_mcp_server(
     def timeline(refs: list[str], window: int | None = None) -> str:
         """Step 2: what was said around the given memories (ids or citations like
         mem:a7Bc3x) in their sessions, the memory itself marked with an arrow."""
-        return call(lambda c: layers.timeline(c, refs, window=window))
+        return call(lambda c: workflow.timeline(c, refs, window=window))
 
     def get_details(refs: list[str]) -> str:
         """Step 3: the given memories (ids or citations) in full, with their metadata."""
-        shown = call(lambda c: layers.details(c, refs))
+        shown = call(lambda c: workflow.details(c, refs))
         return "\n\n".join(text for _, text in shown)
 
     def disclose(query: str, level: str | None = None, budget: int | None = None) -> DiscloseOutput:

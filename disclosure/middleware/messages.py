@@ -1,8 +1,9 @@
 """OpenAI-style chat messages: their text, their token cost, where context goes, turn memories.
 
-Pure helpers for :mod:`disclosure.middleware` and the LangChain adapter; nothing here holds state.
-A message is a mapping with ``role`` and ``content``; content is a string or a list of parts
-(``{"type": "text", "text": ...}``; other parts, such as images, carry no text to count).
+Pure helpers for the chat middleware (:mod:`disclosure.middleware.chat`) and the LangChain
+adapter; nothing here holds state. A message is a mapping with ``role`` and ``content``;
+content is a string or a list of parts (``{"type": "text", "text": ...}``; other parts, such as
+images, carry no text to count).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The adaptive budget: seed 002's formula, bounds, and the use model learned from feedback."""
+"""The adaptive budget: the start formula, bounds, and the use model learned from feedback."""
 
 from __future__ import annotations
 
@@ -11,9 +11,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from analyzers import DisclosureLevel
-from disclosure.budget import AdaptiveBudget, BudgetDecision, Usage
+from disclosure.pipeline.budget import AdaptiveBudget, BudgetDecision, Usage
+from disclosure.pipeline.usemodel import UseSignals
 from disclosure.profiles import BudgetConfig, LevelConfig, load_profile
-from disclosure.usemodel import UseSignals
 from tiers.errors import InvalidInputError
 
 STANDARD = DisclosureLevel.STANDARD
@@ -41,7 +41,7 @@ def curve(rank: int) -> UseSignals:
 def shown(decided: BudgetDecision) -> list[UseSignals]:
     """The candidates a decision discloses: the learned cut's picks, or all of them."""
     everything = [curve(rank) for rank in range(CANDIDATES)]
-    return [s for s in everything if decided.cut is None or decided.cut.keeps(s)]
+    return [s for s in everything if decided.use_model is None or decided.use_model.keeps(s)]
 
 
 def reply(b: AdaptiveBudget, used_ranks: Collection[int]) -> BudgetDecision:
@@ -49,8 +49,16 @@ def reply(b: AdaptiveBudget, used_ranks: Collection[int]) -> BudgetDecision:
     decided = b.decide(STANDARD, LEVEL, 0.5)
     rows = tuple((s, s.rank in used_ranks) for s in shown(decided))
     used = sum(u for _, u in rows)
-    b.record(STANDARD, Usage(decided.tokens, decided.tokens, 100 if used else 0, used,
-                             len(rows), True, rows))  # fmt: skip
+    usage = Usage(
+        budget=decided.tokens,
+        tokens_used=decided.tokens,
+        depth=100 if used else 0,
+        used=used,
+        disclosed=len(rows),
+        truncated=True,
+        signals=rows,
+    )
+    b.record(STANDARD, usage)
     return decided
 
 
@@ -96,16 +104,16 @@ def test_non_adaptive_profiles_use_the_level_ceiling() -> None:
     complexity=st.floats(0, 1),
     deep=st.booleans(),
     n=st.integers(0, 12),
-    cut=st.booleans(),
+    shallow=st.booleans(),
     window=st.integers(1, 100_000),
     prompt=st.integers(0, 100_000),
 )
 def test_budget_never_leaves_its_bounds(
-    complexity: float, deep: bool, n: int, cut: bool, window: int, prompt: int
+    complexity: float, deep: bool, n: int, shallow: bool, window: int, prompt: int
 ) -> None:
     """Whatever the history, the budget stays within [min, ceiling] (ceiling wins over min)."""
     b = budget()
-    feed(b, n, used_ranks=(0, 20) if deep else (0,) if cut else ())
+    feed(b, n, used_ranks=(0, 20) if deep else (0,) if shallow else ())
     decided = b.decide(STANDARD, LEVEL, complexity, context_window=window, prompt_tokens=prompt)
     assert 0 <= decided.tokens <= decided.ceiling
     assert decided.ceiling <= min(LEVEL.max_tokens, 4000)
@@ -123,7 +131,7 @@ def test_shallow_use_learns_a_cut_that_stops_early() -> None:
     assert model.keeps(curve(0)) and not model.keeps(curve(20))
     assert model.probability(curve(0)) > model.probability(curve(5)) > model.probability(curve(25))
     decided = b.decide(STANDARD, LEVEL, 0.5)
-    assert decided.cut is model and decided.tokens == decided.ceiling == 1500
+    assert decided.use_model is model and decided.tokens == decided.ceiling == 1500
     assert "learned cut from 20 replies" in decided.reason
     assert len(shown(decided)) < CANDIDATES / 2
 
@@ -149,8 +157,8 @@ def test_every_nth_budget_of_a_learned_level_is_a_probe() -> None:
     decisions = [b.decide(STANDARD, LEVEL, 0.5) for _ in range(8)]
     assert [i for i, d in enumerate(decisions) if d.probe] == [3, 7]
     probe = decisions[3]
-    assert probe.cut is None and probe.tokens == 1500 and "probe" in probe.reason
-    assert all(d.cut is not None for d in decisions if not d.probe)
+    assert probe.use_model is None and probe.tokens == 1500 and "probe" in probe.reason
+    assert all(d.use_model is not None for d in decisions if not d.probe)
 
 
 def test_no_learning_before_enough_replies_that_used_something() -> None:
@@ -162,7 +170,9 @@ def test_no_learning_before_enough_replies_that_used_something() -> None:
     model, observations = b.model(STANDARD)
     assert model is None and observations == 29
     decided = b.decide(STANDARD, LEVEL, 0.5)
-    assert decided.cut is None and decided.tokens == 1000 and "not learned yet" in decided.reason
+    assert (
+        decided.use_model is None and decided.tokens == 1000 and "not learned yet" in decided.reason
+    )
     off = budget(learning={"enabled": False})
     feed(off, 20)
     assert off.model(STANDARD)[0] is None
@@ -199,11 +209,11 @@ def test_budgets_sharing_a_store_learn_from_each_other(tmp_path: Path) -> None:
     """Two budgets on one file (two namespaces, or two processes): the replies one records
     teach the other before its next decision."""
     first, second = budget(tmp_path), budget(tmp_path)
-    assert second.decide(STANDARD, LEVEL, 0.5).cut is None
+    assert second.decide(STANDARD, LEVEL, 0.5).use_model is None
     feed(first, 12)
     model, observations = second.model(STANDARD)
     assert model is not None and observations == 12
-    assert second.decide(STANDARD, LEVEL, 0.5).cut is model
+    assert second.decide(STANDARD, LEVEL, 0.5).use_model is model
     feed(second, 3)
     assert first.model(STANDARD)[1] == second.model(STANDARD)[1] == 15
 
@@ -217,8 +227,9 @@ def test_probe_rows_the_cut_would_drop_weigh_probe_every(tmp_path: Path) -> None
     model, _ = b.model(STANDARD)
     assert model is not None
     everything = tuple((curve(rank), rank == 0) for rank in range(CANDIDATES))
-    b.record(STANDARD, Usage(1500, 1400, 100, 1, CANDIDATES, False, everything, probe=True))
-    b.record(STANDARD, Usage(1500, 1400, 100, 1, CANDIDATES, False, everything))
+    shown = dict(budget=1500, tokens_used=1400, depth=100, used=1, disclosed=CANDIDATES)
+    b.record(STANDARD, Usage(**shown, truncated=False, signals=everything, probe=True))
+    b.record(STANDARD, Usage(**shown, truncated=False, signals=everything))
     probe, ordinary = b._db.execute(
         "SELECT reply, group_concat(weight, ' ') FROM signals GROUP BY reply ORDER BY reply"
     ).fetchall()[-2:]
@@ -232,7 +243,8 @@ def test_replies_without_candidates_are_kept_and_learning_goes_on() -> None:
     """A reply to a disclosure of named memories only carries no signals: it counts as a kept
     reply, teaches nothing, and breaks nothing."""
     b = budget()
-    b.record(STANDARD, Usage(1000, 200, 0, 0, 1, False, ()))
+    named_only = Usage(budget=1000, tokens_used=200, depth=0, used=0, disclosed=1, truncated=False)
+    b.record(STANDARD, named_only)
     assert b.model(STANDARD) == (None, 1)
     feed(b, 10)
     model, observations = b.model(STANDARD)

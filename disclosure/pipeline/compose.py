@@ -3,9 +3,10 @@ result that accounts for every token.
 
 The controller gathers and decides the expansion; the :class:`Composer` turns that into
 :class:`~formatters.RenderItem` s (named memories first, then the expanded ones, then the rest
-by rank; neighbours through the layer-2 cache; one citation lookup per context), renders them
-with the level's formatter inside the exact budget, and builds the
-:class:`~disclosure.result.DisclosureResult`.
+by rank), renders them with the level's formatter inside the exact budget, and builds the
+:class:`~disclosure.result.DisclosureResult`. It works from the memories fusion already holds:
+the store is read only for what is not in hand (an earlier disclosure's items that "tell me
+more" asks about, neighbours for timelines) and once for the context's citations.
 """
 
 from __future__ import annotations
@@ -14,12 +15,13 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 
 from analyzers import DisclosureLevel, QueryAnalysis
-from disclosure.budget import BudgetDecision
-from disclosure.fusion import Candidate
-from disclosure.gather import Gatherer
+from disclosure.pipeline.budget import BudgetDecision
+from disclosure.pipeline.fusion import Candidate
+from disclosure.pipeline.gather import Gatherer
+from disclosure.pipeline.trace import Trace
+from disclosure.pipeline.usemodel import UseModel, UseSignals, signals_of
 from disclosure.profiles import LevelConfig, Profile
 from disclosure.result import DisclosedItem, DisclosureResult
-from disclosure.usemodel import UseModel, UseSignals, signals_of
 from formatters import (
     Layer,
     Rendered,
@@ -34,6 +36,7 @@ from tiers import Memory, TieredStore
 
 _LINE_OVERHEAD = 4  # speaker, separator, newline: what a content line costs beyond the content
 _POOL_BUDGETS = 3  # candidates worth this many budgets of content reach the formatter
+_UNBOUNDED = 1_000_000  # a detail shown on request is shown whole
 
 
 class Composer:
@@ -53,20 +56,20 @@ class Composer:
         config: LevelConfig,
         budget: int,
         *,
-        cut: UseModel | None = None,
+        use_model: UseModel | None = None,
         signals: Mapping[str, UseSignals] | None = None,
     ) -> list[Candidate]:
         """The candidates worth handing to the formatter, best first.
 
-        Drops those under ``min_score``. With a learned ``cut`` (the adaptive budget's use
-        model, reading each candidate's ``signals``), keeps the candidates it expects a reply to
+        Drops those under ``min_score``. With a learned ``use_model`` (the adaptive budget's,
+        reading each candidate's ``signals``), keeps the candidates it expects a reply to
         use, whatever their rank; otherwise applies the level's score-adaptive cut-off once
         ``cutoff_floor`` tokens of content are in. Either way stops once the candidates' content
         adds up to a few budgets (the formatter only needs enough to fill one).
         """
-        if cut is not None:
+        if use_model is not None:
             found = signals if signals is not None else signals_of(hits)
-            hits = [c for c in hits if c.id in found and cut.keeps(found[c.id])]
+            hits = [c for c in hits if c.id in found and use_model.keeps(found[c.id])]
         kept: list[Candidate] = []
         best = max((c.fused for c in hits), default=0.0)
         used = 0
@@ -74,7 +77,7 @@ class Composer:
             if candidate.score < config.min_score:
                 continue
             if (
-                cut is None
+                use_model is None
                 and config.cutoff
                 and used >= config.cutoff_floor
                 and (candidate.fused < config.cutoff * best)
@@ -101,10 +104,12 @@ class Composer:
         seen = {m.id for m in explicit}
         found = {c.id: c for c in candidates}
         chosen = [i for i in layers if i not in seen]
-        fetched = {m.id: m for m in self.store.get([i for i in chosen if i not in found])}
+        in_hand = {c.id: c.memory for c in candidates} | {m.id: m for m in explicit}
+        missing = [i for i in chosen if i not in found]  # "tell me more" about earlier items
+        in_hand |= {m.id: m for m in self.store.get(missing)} if missing else {}
         for memory_id in chosen:
             hit = found.get(memory_id)
-            memory = hit.memory if hit else fetched.get(memory_id)
+            memory = in_hand.get(memory_id)
             if memory is not None:
                 score, tier = (hit.score, hit.tier) if hit else (1.0, "cold")
                 plan.append((memory, score, tier, layers[memory_id], window))
@@ -113,7 +118,7 @@ class Composer:
             (c.memory, c.score, c.tier, Layer.INDEX, window) for c in candidates if c.id not in seen
         ]
         around = {
-            m.id: self.gatherer.neighbours(m, w)
+            m.id: self.gatherer.neighbours(m, w, known=in_hand)
             for m, _, _, layer, w in plan
             if layer is not Layer.INDEX and w > 0
         }
@@ -143,6 +148,14 @@ class Composer:
             neighbours=tuple(neighbours),
             neighbour_citations=tuple(cites.get(n.id, "") for n in neighbours) if cites else (),
         )
+
+    def detail(self, memory: Memory) -> str:
+        """``memory`` in full, with its neighbours' citations (what ``show`` answers)."""
+        neighbours = self.gatherer.neighbours(memory, 1)
+        cites = self.citations([memory.id, *(n.id for n in neighbours)])
+        item = self.item(memory, 1.0, "cold", Layer.DETAIL, neighbours=neighbours, cites=cites)
+        fmt = get_formatter("detail", self.profile.formatting)
+        return fmt.render([item], budget=_UNBOUNDED, counter=self.counter).text
 
     def citations(self, ids: Sequence[str]) -> dict[str, str]:
         if not self.profile.citations.enabled:
@@ -191,9 +204,10 @@ class Composer:
         signals: Mapping[str, UseSignals],
         tiers: Mapping[str, tuple[str, ...]],
         full_history_tokens: int,
+        trace: Trace,
     ) -> DisclosureResult:
         """The result; ``signals`` and ``tiers`` of the candidates among the items (not of
-        those named by id)."""
+        those named by id); the stage timings and warnings from ``trace``."""
         priority = {item.id: rank for rank, item in enumerate(items)}
         shown = sorted(rendered.items, key=lambda r: priority.get(r.id, len(priority)))
         disclosed = tuple(
@@ -227,4 +241,6 @@ class Composer:
             omitted=rendered.omitted,
             top_score=curve.top_score if curve else None,
             lead_score=curve.lead_score if curve else None,
+            timings_ms=trace.finish(),
+            warnings=tuple(trace.warnings),
         )

@@ -14,7 +14,7 @@ pytest.importorskip("mcp.server.mcpserver", reason="the [mcp] extra is not insta
 from mcp import Client
 
 from disclosure import ControllerPool
-from disclosure.mcp_server import create_mcp_server
+from disclosure.mcp.server import create_mcp_server
 from disclosure.sample import load_sample_conversation
 
 

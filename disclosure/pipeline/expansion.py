@@ -1,4 +1,4 @@
-"""When to disclose more than an index line: seed 000's expansion rules.
+"""When to disclose more than an index line: the expansion rules.
 
 Layer 1 (index) is always there. The rules, in order, each on normalised confidences:
 
@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from analyzers import QueryAnalysis
-from disclosure.fusion import Candidate
+from disclosure.pipeline.fusion import Candidate
 from disclosure.profiles import ExpansionConfig
 from formatters.base import Layer
 

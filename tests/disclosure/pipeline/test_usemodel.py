@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from disclosure.fusion import Candidate
-from disclosure.usemodel import UseModel, UseSignals, fit, signals_of
+from disclosure.pipeline.fusion import Candidate
+from disclosure.pipeline.usemodel import UseModel, UseSignals, fit, signals_of
 from tiers.memory import Memory
 
 

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from disclosure.fusion import Candidate
+from disclosure.pipeline.fusion import Candidate
 
 RANK_SCALE = 200  # ranks past this read as this one
 _ITERATIONS = 25

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from disclosure.fusion import fuse
+from disclosure.pipeline.fusion import fuse
 from tiers.memory import Memory, ScoredMemory
 
 

@@ -20,8 +20,13 @@ from disclosure import (
     MemoryKind,
     TurnRecord,
 )
-from disclosure.chat import conversation_tokens, insert_context, reply_text, stream_delta
 from disclosure.controller import DisclosureController
+from disclosure.middleware.messages import (
+    conversation_tokens,
+    insert_context,
+    reply_text,
+    stream_delta,
+)
 from disclosure.sample import load_sample_conversation
 from tests.disclosure.conftest import CITATION, NOW, ChatModel
 from tiers.errors import InvalidInputError, NamespaceError

@@ -1,5 +1,7 @@
-"""What ingest does before the store sees a memory: privacy, then enrichment.
+"""What ingest does before the store sees a memory: records, privacy, then enrichment.
 
+- What the caller passed becomes Memory records once (``tiers.memory.memories_of``: a single
+  memory or a string passed where a list belongs is refused with a message saying what to pass).
 - ``<private>...</private>`` spans are removed from the content and the summary (and from string
   values in metadata); a memory left with no content is not stored at all.
 - A memory without a summary or entities gets them from ``analyzers.enrich_many``: its entities,
@@ -14,7 +16,7 @@ from typing import Any
 from analyzers import AnalyzerConfig, enrich_many
 from formatters.safety import strip_private
 from tiers import Memory
-from tiers.errors import InvalidInputError
+from tiers.memory import memories_of
 
 
 def prepare(
@@ -23,22 +25,13 @@ def prepare(
     """The memories to store, and how many were dropped as entirely private."""
     public: list[Memory] = []
     private = 0
-    for raw in memories:
-        memory = _as_memory(raw)
+    for memory in memories_of(memories)[0]:
         cleaned = _without_private(memory)
         if cleaned is None:
             private += 1
         else:
             public.append(cleaned)
     return _enriched(public, config), private
-
-
-def _as_memory(raw: Memory | Mapping[str, Any]) -> Memory:
-    if isinstance(raw, Memory):
-        return raw
-    if isinstance(raw, Mapping):
-        return Memory(**raw)
-    raise InvalidInputError(f"ingest takes Memory objects or mappings, not {type(raw).__name__}")
 
 
 def _without_private(memory: Memory) -> Memory | None:

@@ -1,20 +1,22 @@
-"""The adaptive budget: seed 002's AdaptiveTokenBudget, taken further.
+"""The adaptive budget: how many tokens a query gets, and later which candidates, learned from
+what replies use.
 
 For each query::
 
-    start   = budget.default x (0.5 + complexity)                 seed 002's complexity scaling
+    start   = budget.default x (0.5 + complexity)       more for a more complex query
     ceiling = min(level.max_tokens, budget.max,
                   (context_window - prompt_tokens) x (1 - reply_share))
 
 Until the profile has learned, its budget is ``clamp(start, budget.min, ceiling)`` (the ceiling
 wins over the min) and the level's own cut-off (``cutoff``, ``cutoff_floor``) decides which
 candidates go in. After the model answers, ``feedback`` labels every disclosed candidate used or
-not, with the signals that say where it sat on its query's score curve (``disclosure.usemodel``).
-Once ``min_observations`` of the kept replies used something, a *use model* fit on them decides
-instead: a candidate is disclosed when its predicted chance of use is at least ``threshold``,
-whatever its rank, and the budget is the ceiling (the model, not a token count, sets the length;
-the ceiling still bounds it). A question with one sharp match stops early; one whose candidates
-look alike goes deeper, as far as the replies showed that such candidates get used.
+not, with the signals that say where it sat on its query's score curve
+(``disclosure.pipeline.usemodel``). Once ``min_observations`` of the kept replies used
+something, a *use model* fit on them decides instead: a candidate is disclosed when its
+predicted chance of use is at least ``threshold``, whatever its rank, and the budget is the
+ceiling (the model, not a token count, sets the length; the ceiling still bounds it). A
+question with one sharp match stops early; one whose candidates look alike goes deeper, as far
+as the replies showed that such candidates get used.
 
 One model serves every level (``pool_levels``): the signals describe a score curve, which reads
 the same at any level, and pooling learns from every reply instead of a level's share of them.
@@ -32,10 +34,8 @@ data directory or in the file ``learning.path`` names; several data directories 
 users or namespaces) sharing one file learn from each other's replies. Probe counters are per
 process.
 
-Measured on LoCoMo dev (``configs/ab/adaptive-budget.yaml``, long-memory, a reader citing the
-disclosed gold evidence, learning from nothing in each conversation): 20.4% fewer tokens than
-with adaptation off (the level ceiling) for 0.9 point of evidence recall, and 11.9% fewer than
-the start budgets for none. See the README's Results.
+What it saves, and at what cost in recall, is measured by ``disclosure eval --experiment
+configs/ab/adaptive-budget.yaml``; the README's Results give the figures.
 """
 
 from __future__ import annotations
@@ -51,8 +51,8 @@ from pathlib import Path
 import numpy as np
 
 from analyzers import DisclosureLevel
+from disclosure.pipeline.usemodel import UseModel, UseSignals, fit_arrays
 from disclosure.profiles import BudgetConfig, LevelConfig
-from disclosure.usemodel import UseModel, UseSignals, fit_arrays
 from tiers.errors import InvalidInputError
 
 _SCHEMA = """
@@ -66,7 +66,7 @@ CREATE TABLE IF NOT EXISTS replies (
     depth INTEGER NOT NULL,
     used INTEGER NOT NULL,
     disclosed INTEGER NOT NULL,
-    cut INTEGER NOT NULL
+    cut INTEGER NOT NULL  -- Usage.truncated (the column keeps its first name for stored files)
 );
 CREATE INDEX IF NOT EXISTS replies_by_level ON replies (profile, level, seq);
 CREATE INDEX IF NOT EXISTS replies_by_profile ON replies (profile, seq);
@@ -101,14 +101,14 @@ class Usage:
     depth: int  # token position (packing order) where the deepest used item ends; 0 if none
     used: int  # items the reply used
     disclosed: int  # items disclosed
-    cut: bool  # candidates were left out for lack of budget
+    truncated: bool  # the formatter left candidates out (or cut one short) for lack of budget
     signals: tuple[tuple[UseSignals, bool], ...] = ()
     probe: bool = False
 
 
 @dataclass(frozen=True, slots=True)
 class BudgetDecision:
-    """The budget for one query, and why. ``cut``: the learned use model that picks the
+    """The budget for one query, and why. ``use_model``: the learned model that picks the
     candidates (None: the level's own cut-off does)."""
 
     tokens: int
@@ -116,7 +116,7 @@ class BudgetDecision:
     reason: str
     observations: int = 0
     probe: bool = False
-    cut: UseModel | None = None
+    use_model: UseModel | None = None
 
 
 @dataclass
@@ -167,7 +167,7 @@ class AdaptiveBudget:
         self._decisions: dict[str, int] = {}
 
     def start(self, complexity: float) -> float:
-        """Seed 002's budget before learning: ``default x (0.5 + complexity)``."""
+        """The budget before learning: ``default x (0.5 + complexity)``."""
         return self.config.default * (0.5 + complexity)
 
     def decide(
@@ -190,12 +190,12 @@ class AdaptiveBudget:
             tokens = max(min(level_config.max_tokens, ceiling), 0)
             return BudgetDecision(tokens, ceiling, f"fixed: level ceiling {ceiling}")
         start = self.start(complexity)
-        seed = f"{self.config.default} x (0.5 + complexity {complexity:.2f}) = {start:.0f}"
+        formula = f"{self.config.default} x (0.5 + complexity {complexity:.2f}) = {start:.0f}"
         model, observations = self.model(level)
         if model is None:
             tokens = min(max(round(start), self.config.min), ceiling)
             told = "not learned yet" if self.config.learning.enabled else "learning off"
-            reason = f"{seed}; {told} ({observations} replies); ceiling {ceiling} -> {tokens}"
+            reason = f"{formula}; {told} ({observations} replies); ceiling {ceiling} -> {tokens}"
             return BudgetDecision(tokens, ceiling, reason, observations)
         if self._is_probe(level):
             reason = (
@@ -207,7 +207,7 @@ class AdaptiveBudget:
             f"learned cut from {observations} replies: candidates at least "
             f"{model.threshold:.1%} likely to be used, within the ceiling {ceiling}"
         )
-        return BudgetDecision(ceiling, ceiling, reason, observations, cut=model)
+        return BudgetDecision(ceiling, ceiling, reason, observations, use_model=model)
 
     def record(self, level: DisclosureLevel, usage: Usage) -> None:
         """Remember one reply's usage; the use model relearns before the next decision.
@@ -227,7 +227,7 @@ class AdaptiveBudget:
                 "INSERT INTO replies (profile, level, at, budget, tokens_used, depth, used,"
                 " disclosed, cut) VALUES (?,?,?,?,?,?,?,?,?)",
                 (self.profile, level.value, time.time(), usage.budget, usage.tokens_used,
-                 usage.depth, usage.used, usage.disclosed, int(usage.cut)),
+                 usage.depth, usage.used, usage.disclosed, int(usage.truncated)),
             )  # fmt: skip
             self._db.executemany(
                 "INSERT INTO signals (reply, rank, relative, score, top_score, lead_score,"
@@ -337,7 +337,15 @@ class AdaptiveBudget:
         ).fetchall()
         signals = self._signals(where, args)
         return [
-            Usage(b, t, d, u, n, bool(c), tuple((f, used) for f, used, _ in signals.get(seq, ())))
+            Usage(
+                budget=b,
+                tokens_used=t,
+                depth=d,
+                used=u,
+                disclosed=n,
+                truncated=bool(c),
+                signals=tuple((f, used) for f, used, _ in signals.get(seq, ())),
+            )
             for seq, b, t, d, u, n, c in replies
         ]
 

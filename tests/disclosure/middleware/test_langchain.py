@@ -15,7 +15,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, System
 from langchain_core.runnables import RunnableLambda
 
 from disclosure import ControllerPool, TurnRecord
-from disclosure.langchain_adapter import DisclosureRetriever, memory_injector, with_memory
+from disclosure.middleware.langchain import DisclosureRetriever, memory_injector, with_memory
 from disclosure.sample import load_sample_conversation
 from tests.disclosure.conftest import CITATION, ChatModel
 

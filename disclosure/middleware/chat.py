@@ -31,7 +31,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from analyzers import DisclosureLevel
-from disclosure.chat import (
+from disclosure.middleware.messages import (
     Message,
     context_message,
     conversation_tokens,
@@ -43,8 +43,8 @@ from disclosure.chat import (
     stream_delta,
     turn_memories,
 )
-from disclosure.feedback import FeedbackReport
 from disclosure.namespaces import Namespace
+from disclosure.pipeline.feedback import FeedbackReport
 from disclosure.pool import ControllerPool
 from disclosure.result import DisclosureResult
 from disclosure.service_config import ContextPlacement

@@ -79,9 +79,7 @@ def search_index(
         config,
         now=when,
         named=controller.participants.named_in(query),
-        timings={},
-        warnings=[],  # a failed tier degrades the index like it degrades disclose
-    )[:limit]
+    )[:limit]  # a failed tier degrades the index like it degrades disclose
     cites = _citations(controller, [h.id for h in hits])
     return [
         IndexEntry(

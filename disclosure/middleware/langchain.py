@@ -34,7 +34,7 @@ from langchain_core.retrievers import BaseRetriever  # noqa: E402
 from langchain_core.runnables import Runnable, RunnableLambda  # noqa: E402
 from pydantic import Field  # noqa: E402
 
-from disclosure.middleware import CallOptions, DisclosureMiddleware  # noqa: E402
+from disclosure.middleware.chat import CallOptions, DisclosureMiddleware  # noqa: E402
 from disclosure.pool import ControllerPool  # noqa: E402
 
 if TYPE_CHECKING:

@@ -1,12 +1,12 @@
-"""Seed 000's expansion rules on normalised confidences."""
+"""The expansion rules on normalised confidences."""
 
 from __future__ import annotations
 
 from datetime import UTC, datetime
 
 from analyzers import QueryAnalysis, TemporalReference
-from disclosure.expansion import decide
-from disclosure.fusion import Candidate
+from disclosure.pipeline.expansion import decide
+from disclosure.pipeline.fusion import Candidate
 from disclosure.profiles import ExpansionConfig
 from formatters.base import Layer
 from tiers.memory import Memory

@@ -3,9 +3,9 @@
 Per level (the profile's ``levels``): ``hot_items`` matches from the working set (topped up with
 its "active context", recent and important items, when the query matches fewer), ``warm_items``
 nearest vectors, and ``cold_items`` BM25 hits from the archive when ``cold_search`` is on. The
-lists are fused (``disclosure.fusion``) and the fused order is cached (layer 1) under the
-corpus's generation, so a repeated query skips the searches and the query embedding; any write
-makes the entry unreachable.
+lists are fused (:mod:`disclosure.pipeline.fusion`) and the fused order is kept in the index
+cache under the corpus's generation, so a repeated query skips the searches and the query
+embedding; any write makes the entry unreachable.
 """
 
 from __future__ import annotations
@@ -13,13 +13,14 @@ from __future__ import annotations
 import logging
 import re
 import time
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from concurrent.futures import Executor, Future
 from datetime import datetime
 
 from analyzers import DisclosureLevel, QueryAnalysis
-from disclosure.cache import DisclosureCaches
-from disclosure.fusion import Candidate, fuse
+from disclosure.pipeline.caches import DisclosureCaches
+from disclosure.pipeline.fusion import Candidate, fuse
+from disclosure.pipeline.trace import Trace
 from disclosure.profiles import FusionConfig, LevelConfig
 from tiers import Memory, TieredStore
 from tiers.errors import TierUnavailableError
@@ -31,7 +32,7 @@ Search = Callable[[], list[ScoredMemory]]
 
 
 class Gatherer:
-    """Concurrent tier searches, fusion, and the layer-1 and layer-2 caches."""
+    """Concurrent tier searches, fusion, and the index and timeline caches."""
 
     def __init__(
         self, store: TieredStore, fusion: FusionConfig, caches: DisclosureCaches, pool: Executor
@@ -50,25 +51,23 @@ class Gatherer:
         *,
         now: datetime,
         named: Collection[str],
-        timings: dict[str, float],
-        warnings: list[str],
+        trace: Trace | None = None,
     ) -> list[Candidate]:
         """Fused candidates for ``query`` at ``level``, best first. ``named``: participants
-        the query names (their memories keep their weight; others take the prior). A tier
-        that fails is reported in ``warnings`` and the others answer (a failed warm search is
-        replaced by a cold one); such a degraded answer is not cached."""
-        started = time.perf_counter()
-        shape = (config.hot_items, config.warm_items, config.cold_search, config.cold_items)
-        key = self.caches.key(
-            "index", level.value, query, shape, f"{now:%Y%m%d%H%M}", sorted(named)
-        )
-        cached = self.caches.get("index", key)
-        if cached is not None:
-            candidates = self._revive(cached)
-        else:
-            lists = self._search(
-                query, config, now=now, named=named, timings=timings, warnings=warnings
+        the query names (their memories keep their weight; others take the prior). ``trace``
+        gets the stage's timings; a tier that fails is a warning there and the others answer
+        (a failed warm search is replaced by a cold one); such a degraded answer is not cached."""
+        trace = trace or Trace()
+        with trace.stage("gather"):
+            shape = (config.hot_items, config.warm_items, config.cold_search, config.cold_items)
+            key = self.caches.key(
+                "index", level.value, query, shape, f"{now:%Y%m%d%H%M}", sorted(named)
             )
+            cached = self.caches.get("index", key)
+            if cached is not None:
+                return self._revive(cached)
+            warned = len(trace.warnings)
+            lists = self._search(query, config, now=now, named=named, trace=trace)
             candidates = fuse(
                 lists,
                 weights=self.fusion.weights,
@@ -77,21 +76,26 @@ class Gatherer:
                 session_boost=self.fusion.session_boost,
                 session_boost_top=self.fusion.session_boost_top,
             )
-            if not warnings:
+            if len(trace.warnings) == warned:
                 self.caches.set("index", key, [_freeze(c) for c in candidates])
-        timings["gather"] = round((time.perf_counter() - started) * 1000, 3)
-        return candidates
+            return candidates
 
-    def neighbours(self, memory: Memory, window: int) -> list[Memory]:
-        """The memories around ``memory`` in its session (itself excluded), via layer 2."""
+    def neighbours(
+        self, memory: Memory, window: int, *, known: Mapping[str, Memory] | None = None
+    ) -> list[Memory]:
+        """The memories around ``memory`` in its session (itself excluded), through the
+        timeline cache. ``known``: memories already in hand, by id, not read again."""
         key = self.caches.key("timeline", memory.id, window, session=memory.session_id)
         ids = self.caches.get("timeline", key)
         if ids is None:
-            around = self.store.neighbours(memory.id, window)
-            ids = [m.id for m in around if m.id != memory.id]
-            self.caches.set("timeline", key, ids)
-            return [m for m in around if m.id != memory.id]
-        return self.store.get(ids)
+            around = [m for m in self.store.neighbours(memory.id, window) if m.id != memory.id]
+            self.caches.set("timeline", key, [m.id for m in around])
+            return around
+        have = dict(known or {})
+        missing = [i for i in ids if i not in have]
+        if missing:
+            have.update((m.id, m) for m in self.store.get(missing))
+        return [have[i] for i in ids if i in have]
 
     def _search(
         self,
@@ -100,8 +104,7 @@ class Gatherer:
         *,
         now: datetime,
         named: Collection[str],
-        timings: dict[str, float],
-        warnings: list[str],
+        trace: Trace,
     ) -> dict[str, list[ScoredMemory]]:
         if self.fusion.strip_participants:
             query = strip_names(query, named)
@@ -118,14 +121,14 @@ class Gatherer:
         lists: dict[str, list[ScoredMemory]] = {}
         for name, future in futures.items():
             try:
-                lists[name], timings[f"search_{name}"] = future.result()
+                lists[name], seconds = future.result()
+                trace.record(f"search_{name}", seconds)
             except TierUnavailableError as exc:
                 log.warning("the %s tier failed; disclosing from the others: %s", name, exc)
-                warnings.append(f"{name} tier unavailable ({exc}); answered from the others")
+                trace.warn(f"{name} tier unavailable ({exc}); answered from the others")
                 if name == "warm" and "cold" not in jobs:
-                    started = time.perf_counter()
-                    lists["cold"] = self.store.search("cold", query, config.warm_items)
-                    timings["search_cold"] = round((time.perf_counter() - started) * 1000, 3)
+                    with trace.stage("search_cold"):
+                        lists["cold"] = self.store.search("cold", query, config.warm_items)
         hot = lists.get("hot", [])
         if config.hot_items and len(hot) < config.hot_items:
             taken = {h.id for h in hot}
@@ -184,9 +187,10 @@ def _freeze(c: Candidate) -> tuple[str, float, float, str, tuple[str, ...]]:
 
 
 def _timed(job: Search) -> tuple[list[ScoredMemory], float]:
+    """The job's hits and the seconds it took (timed in the worker that runs it)."""
     started = time.perf_counter()
     hits = job()
-    return hits, round((time.perf_counter() - started) * 1000, 3)
+    return hits, time.perf_counter() - started
 
 
 def _sought(entities: Collection[str], named: Collection[str]) -> list[str]:

@@ -1,0 +1,170 @@
+"""The disclose pipeline's three caches on diskcache, invalidated by generation counters.
+
+Each holds what one disclosure layer is built from: ``index`` the fused candidates of a query
+(the gather stage), ``timeline`` the neighbours of a hit, ``detail`` one memory rendered in full
+(``show``). Each has its own TTL and item bound (the profile's ``caches``); past the bound the
+oldest stored entries go first.
+
+Writes never leave a stale entry reachable. Keys embed generation counters kept in the same
+cache directory (so several processes sharing a data directory agree):
+
+- the global generation moves on every ingest or forget: index entries depend on the whole corpus;
+- a session's generation moves when a memory of that session changes: timelines and details
+  (which name the memory's neighbours) depend on it;
+- a memory's rendered detail is deleted when the memory is replaced or forgotten.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import diskcache
+
+from disclosure.profiles import CacheConfig, CacheLimits
+
+log = logging.getLogger(__name__)
+
+CACHES = ("index", "timeline", "detail")
+_MISS = object()
+
+
+@dataclass
+class CacheStats:
+    hits: int = 0
+    misses: int = 0
+    evictions: int = 0
+
+
+class BoundedCache:
+    """One cache: TTL per entry, a bound on the number of entries, hit/miss counts. ``tagged``:
+    entries may carry a tag, and :meth:`evict` deletes them by it."""
+
+    def __init__(self, directory: Path, config: CacheLimits, *, tagged: bool = False) -> None:
+        self._cache = diskcache.Cache(str(directory), tag_index=tagged)
+        self._config = config
+        self.stats = CacheStats()
+
+    def get(self, key: str) -> Any:
+        value = self._cache.get(key, default=_MISS)
+        if value is _MISS:
+            self.stats.misses += 1
+            return None
+        self.stats.hits += 1
+        return value
+
+    def set(self, key: str, value: Any, *, tag: str | None = None) -> None:
+        self._cache.set(key, value, expire=self._config.ttl_seconds, tag=tag)
+        if len(self._cache) > self._config.max_items:
+            self._shrink()
+
+    def evict(self, tag: str) -> None:
+        """Delete every entry set with ``tag``."""
+        self._cache.evict(tag)
+
+    def clear(self) -> None:
+        self._cache.clear()
+
+    def __len__(self) -> int:
+        return len(self._cache)
+
+    def close(self) -> None:
+        self._cache.close()
+
+    def _shrink(self) -> None:
+        self._cache.expire()
+        excess = len(self._cache) - self._config.max_items
+        for key in list(iter(self._cache))[: max(excess, 0)]:  # rowid order: oldest stored first
+            if self._cache.delete(key):
+                self.stats.evictions += 1
+
+
+@dataclass
+class DisclosureCaches:
+    """The three caches of one data directory (:data:`CACHES`), with generation-based
+    invalidation."""
+
+    directory: Path
+    config: CacheConfig
+    by_name: dict[str, BoundedCache] = field(init=False)
+    _meta: diskcache.Cache = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.directory.mkdir(parents=True, exist_ok=True)
+        self.by_name = {
+            name: BoundedCache(
+                self.directory / name, getattr(self.config, name), tagged=name == "detail"
+            )
+            for name in CACHES
+        }
+        self._meta = diskcache.Cache(str(self.directory / "generations"))
+
+    @property
+    def enabled(self) -> bool:
+        return self.config.enabled
+
+    def key(self, cache: str, *parts: object, session: str | None = None) -> str:
+        """A key for ``parts`` under the current generation(s) that ``cache`` depends on."""
+        generation: tuple[object, ...] = ()
+        if cache == "index":
+            generation = (self._generation("global"),)
+        elif cache in ("timeline", "detail") and session is not None:
+            generation = (self._generation(f"session:{session}"),)
+        text = "\x1f".join(str(p) for p in (*generation, *parts))
+        return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+    def get(self, cache: str, key: str) -> Any:
+        return self.by_name[cache].get(key) if self.enabled else None
+
+    def set(self, cache: str, key: str, value: Any, *, tag: str | None = None) -> None:
+        if self.enabled:
+            self.by_name[cache].set(key, value, tag=tag)
+
+    def detail(self, memory_id: str, session: str, style: str, render: Callable[[], str]) -> str:
+        """One memory rendered in full (``render`` on a miss), cached per memory and ``style``
+        (what else shapes the text, such as the formatting options). The text names the memory's
+        neighbours, so the key carries its session's generation; the entry is tagged with the
+        memory's id, so a write to the memory or forgetting it deletes it from disk."""
+        key = self.key("detail", memory_id, style, session=session)
+        text = self.get("detail", key)
+        if not isinstance(text, str):
+            text = render()
+            self.set("detail", key, text, tag=memory_id)
+        return text
+
+    def invalidate(self, *, ids: Iterable[str] = (), sessions: Iterable[str] = ()) -> None:
+        """After a write: move the global and the sessions' generations, drop the ids' details."""
+        self._meta.incr("global")
+        for session in set(sessions):
+            self._meta.incr(f"session:{session}")
+        detail = self.by_name["detail"]
+        for memory_id in ids:
+            detail.evict(memory_id)
+
+    def clear(self) -> None:
+        for cache in self.by_name.values():
+            cache.clear()
+        self._meta.incr("global")
+
+    def stats(self) -> dict[str, dict[str, int]]:
+        return {
+            name: {
+                "entries": len(cache),
+                "hits": cache.stats.hits,
+                "misses": cache.stats.misses,
+                "evictions": cache.stats.evictions,
+            }
+            for name, cache in self.by_name.items()
+        }
+
+    def close(self) -> None:
+        for cache in self.by_name.values():
+            cache.close()
+        self._meta.close()
+
+    def _generation(self, name: str) -> int:
+        return int(self._meta.get(name, default=0))

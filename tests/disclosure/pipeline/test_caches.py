@@ -1,0 +1,100 @@
+"""The pipeline's caches: TTLs, bounds, and no stale entry after a write."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from disclosure.pipeline.caches import DisclosureCaches
+from disclosure.profiles import CacheConfig, CacheLimits
+
+
+def caches(tmp_path: Path, **limits: CacheLimits) -> DisclosureCaches:
+    return DisclosureCaches(tmp_path / "cache", CacheConfig(**limits))
+
+
+def test_values_round_trip_per_cache(tmp_path: Path) -> None:
+    """A value set in a cache comes back from that cache only, and hits/misses are counted."""
+    c = caches(tmp_path)
+    key = c.key("index", "standard", "what did we decide?")
+    c.set("index", key, [("m1", 0.9)])
+    assert c.get("index", key) == [("m1", 0.9)]
+    assert c.get("timeline", key) is None
+    assert c.stats()["index"] == {"entries": 1, "hits": 1, "misses": 0, "evictions": 0}
+    assert c.stats()["timeline"]["misses"] == 1
+
+
+def test_entries_expire_after_their_ttl(tmp_path: Path) -> None:
+    """An entry older than its cache's TTL is gone."""
+    c = caches(tmp_path, index=CacheLimits(ttl_seconds=0.05, max_items=10))
+    key = c.key("index", "q")
+    c.set("index", key, "v")
+    time.sleep(0.1)
+    assert c.get("index", key) is None
+
+
+def test_each_cache_is_bounded_oldest_first(tmp_path: Path) -> None:
+    """Past max_items the oldest stored entries are evicted, in each cache."""
+    c = caches(tmp_path, detail=CacheLimits(ttl_seconds=60, max_items=3))
+    keys = [c.key("detail", f"m{i}") for i in range(5)]
+    for i, key in enumerate(keys):
+        c.set("detail", key, i)
+    assert len(c.by_name["detail"]) == 3
+    assert [c.get("detail", k) for k in keys] == [None, None, 2, 3, 4]
+
+
+def test_a_write_makes_every_dependent_entry_unreachable(tmp_path: Path) -> None:
+    """Index entries die on any write, timelines on a write to their session."""
+    c = caches(tmp_path)
+    index_key = c.key("index", "q")
+    timeline_a = c.key("timeline", "m1", 3, session="A")
+    timeline_b = c.key("timeline", "m9", 3, session="B")
+    for name, key in [("index", index_key), ("timeline", timeline_a), ("timeline", timeline_b)]:
+        c.set(name, key, "cached")
+    c.invalidate(ids=["m1"], sessions=["A"])
+    assert c.get("index", c.key("index", "q")) is None
+    assert c.get("timeline", c.key("timeline", "m1", 3, session="A")) is None
+    assert c.get("timeline", c.key("timeline", "m9", 3, session="B")) == "cached"
+
+
+def test_a_detail_is_rendered_once_until_its_memory_or_session_changes(tmp_path: Path) -> None:
+    """detail() renders on a miss only; a write to the memory deletes its entry from disk, a
+    write to its session makes it unreachable, a write elsewhere changes nothing."""
+    c = caches(tmp_path)
+    renders: list[str] = []
+
+    def show(memory_id: str, session: str, style: str = "plain") -> str:
+        def render() -> str:
+            renders.append(memory_id)
+            return f"{memory_id} v{len(renders)}"
+
+        return c.detail(memory_id, session, style, render)
+
+    assert show("m1", "A") == show("m1", "A") == "m1 v1"
+    assert show("m2", "B") == "m2 v2"
+    assert c.stats()["detail"]["hits"] == 1
+    c.invalidate(ids=["m9"], sessions=["C"])
+    assert (show("m1", "A"), show("m2", "B")) == ("m1 v1", "m2 v2")
+    c.invalidate(ids=["m1"], sessions=["A"])
+    assert len(c.by_name["detail"]) == 1  # m1's text is gone from disk, m2's stays
+    assert show("m1", "A") == "m1 v3"
+    c.invalidate(sessions=["B"])  # a neighbour of m2 changed
+    assert show("m2", "B") == "m2 v4"
+    assert show("m2", "B", style="other") == "m2 v5"
+
+
+def test_generations_survive_reopening(tmp_path: Path) -> None:
+    """A second process (or a restart) sees the same generations, so it cannot read stale data."""
+    first = caches(tmp_path)
+    first.set("index", first.key("index", "q"), "old")
+    first.invalidate(ids=["m1"])
+    first.close()
+    second = caches(tmp_path)
+    assert second.get("index", second.key("index", "q")) is None
+
+
+def test_disabled_caches_store_nothing(tmp_path: Path) -> None:
+    """With caches off, set is a no-op and get always misses."""
+    c = DisclosureCaches(tmp_path / "cache", CacheConfig(enabled=False))
+    c.set("index", "k", "v")
+    assert c.get("index", "k") is None
