@@ -18,7 +18,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING
 
-from disclosure.namespaces import Namespace, claim_dir, make_namespace
+from disclosure.namespaces import MARKER_FILE, Namespace, claim_dir, make_namespace, namespace_dir
 from disclosure.profiles import Profile, load_profile
 from tiers.base import Embedder
 from tiers.errors import InvalidInputError
@@ -64,6 +64,15 @@ class ControllerPool:
     ) -> Namespace:
         """The namespace these parts name under the profile's isolation (validated)."""
         return make_namespace(self.profile.isolation, {**(parts or {}), **named})
+
+    def exists(self, namespace: Namespace) -> bool:
+        """Whether ``namespace`` has a store (a write made it); reads check this first, so
+        that reading a namespace never creates it."""
+        with self._lock:
+            entry = self._entries.get(namespace.key)
+            if entry is not None and entry.controller is not None:
+                return True
+        return (namespace_dir(self.root, namespace) / MARKER_FILE).is_file()
 
     @contextmanager
     def lease(self, namespace: Namespace) -> Iterator[DisclosureController]:

@@ -72,6 +72,7 @@ class IngestResponse(_Body):
     rejected: int
     ids: list[str]
     errors: list[str]
+    private: int = Field(default=0, description="entirely private memories: not stored")
 
 
 class ChatMessage(_Request):

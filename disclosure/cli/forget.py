@@ -1,4 +1,6 @@
-"""``disclosure forget --id ID | --session S``: remove memories everywhere, after a yes."""
+"""``disclosure forget --id REF | --session S``: remove memories everywhere, after a yes.
+
+``--id`` takes an id or a citation (``mem:a7Bc3x``, as ``query`` and ``show`` print them)."""
 
 from __future__ import annotations
 
@@ -11,7 +13,14 @@ from tiers.errors import InvalidInputError
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = sub.add_parser("forget", help="remove memories by id or session, from every tier")
-    parser.add_argument("--id", action="append", default=[], dest="ids", help="repeatable")
+    parser.add_argument(
+        "--id",
+        action="append",
+        default=[],
+        dest="ids",
+        metavar="REF",
+        help="an id or a citation such as mem:a7Bc3x (repeatable)",
+    )
     parser.add_argument("--session", help="remove a whole session")
     parser.add_argument("--yes", "-y", action="store_true", help="do not ask for confirmation")
     add_store_options(parser)
@@ -22,7 +31,8 @@ def _forget(args: argparse.Namespace) -> int:
     if not args.ids and args.session is None:
         raise InvalidInputError("forget needs --id ID (repeatable) or --session SESSION")
     with open_store(args) as (controller, namespace):
-        ids = [m.id for m in controller.store.get(args.ids)]
+        found = [controller.resolve(ref) for ref in args.ids]  # ids or citations
+        ids = [m.id for m in found if m is not None]
         if args.session is not None:
             ids += controller.store.ids_in_session(args.session)
         targets = list(dict.fromkeys(ids))
@@ -33,7 +43,7 @@ def _forget(args: argparse.Namespace) -> int:
         if not args.yes and not _confirmed(question):
             print("disclosure: not confirmed; nothing forgotten", file=sys.stderr)
             return 1
-        report = controller.forget(ids=args.ids or None, session_id=args.session)
+        report = controller.forget(ids=ids or None, session_id=args.session)
     sessions = ", ".join(report.sessions) or "-"
     print(f"forgot {report.count} memories (sessions: {sessions}) from {namespace}")
     return 0
