@@ -17,6 +17,7 @@ from fastapi import APIRouter, Depends, FastAPI, Query, Request, Security
 from fastapi.security import APIKeyHeader, HTTPAuthorizationCredentials, HTTPBearer
 
 from disclosure._version import __version__
+from disclosure.api import memory_routes
 from disclosure.api.errors import ApiError, install
 from disclosure.api.guards import ApiKeys, BodyLimit, RecentResults
 from disclosure.api.models import (
@@ -40,12 +41,18 @@ from disclosure.api.models import (
     TimelineRequest,
 )
 from disclosure.mcp.workflow import search_index, timeline
+from disclosure.memories import MemoryBook
 from disclosure.namespaces import MAX_PART_CHARS, NAMESPACE_PARTS, Namespace, default_home
 from disclosure.pool import ControllerPool
 from disclosure.profiles import Profile
 from disclosure.result import DisclosureResult
 from tiers.base import Embedder
-from tiers.errors import InvalidInputError, MemoryValidationError, NamespaceError
+from tiers.errors import (
+    InvalidInputError,
+    MemoryNotFoundError,
+    MemoryValidationError,
+    NamespaceError,
+)
 from tiers.memory import Memory
 
 _ERRORS: dict[int | str, dict[str, Any]] = {
@@ -70,9 +77,12 @@ def create_app(
     pool: ControllerPool | None = None,
     api_keys: ApiKeys | Sequence[str] = (),
     embedder: Embedder | str | None = None,
+    upstream: str | None = None,
 ) -> FastAPI:
     """The HTTP API over a pool of namespaced controllers (made from ``profile`` and ``root``
-    unless ``pool`` is given; a pool made here is closed when the app shuts down)."""
+    unless ``pool`` is given; a pool made here is closed when the app shuts down).
+    ``upstream``: an OpenAI-compatible base URL; ``POST /v1/chat/completions`` then forwards
+    to it with memory (:mod:`disclosure.api.proxy`)."""
     owned = pool is None
     controllers = pool or ControllerPool(profile, root=root or default_home(), embedder=embedder)
     keys = api_keys if isinstance(api_keys, ApiKeys) else ApiKeys(api_keys)
@@ -104,6 +114,10 @@ def create_app(
         )
 
     app.include_router(_routes(controllers, keys))
+    if upstream:
+        from disclosure.api.proxy import proxy_router
+
+        app.include_router(proxy_router(controllers, keys, upstream))
     return app
 
 
@@ -113,6 +127,7 @@ def _routes(pool: ControllerPool, keys: ApiKeys) -> APIRouter:
     router = APIRouter(prefix="/v1", dependencies=guards, responses=responses, tags=["memory"])
     limits = pool.profile.service
     results = RecentResults(limits.results_kept, limits.results_ttl_seconds)
+    memory_routes.register(router, pool, Annotated[Namespace, Depends(_namespace_dependency(pool))])
     _write_routes(router, pool, results)
     _read_routes(router, pool, results)
     return router
@@ -204,8 +219,12 @@ def _read_routes(router: APIRouter, pool: ControllerPool, results: RecentResults
     def show(ref: str, ns: ns_type) -> ShowResponse:
         """One memory in full detail, by id or citation (``mem:a7Bc3x``)."""
         _check_ref(ref)
+        if not pool.exists(ns):  # reading never creates a namespace
+            raise MemoryNotFoundError(f"no memory has the id or citation {ref!r}")
         with pool.lease(ns) as controller:
-            return ShowResponse(ref=ref, text=controller.show(ref))
+            return ShowResponse(
+                ref=ref, text=controller.show(ref), memory=MemoryBook(controller).get(ref)
+            )
 
     @router.get("/stats", response_model=StatsResponse)
     def stats(ns: ns_type) -> StatsResponse:
