@@ -25,6 +25,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser.add_argument("--host", default="127.0.0.1", help="default: 127.0.0.1 (loopback)")
     parser.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"default: {DEFAULT_PORT}")
     parser.add_argument("--api-key-file", type=Path, help="accepted API keys, one a line")
+    parser.add_argument(
+        "--upstream",
+        metavar="URL",
+        help="an OpenAI-compatible base URL (https://api.openai.com/v1): POST "
+        "/v1/chat/completions then forwards to it with memory injected",
+    )
     parser.add_argument("--max-open", type=int, help="stores kept open (default: the profile's)")
     parser.add_argument("--log-level", default="info", choices=("debug", "info", "warning"))
     add_store_options(parser)
@@ -54,8 +60,10 @@ def _serve(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
     pool = pool_of(args, max_open=args.max_open)
-    app = create_app(pool=pool, api_keys=keys)
+    app = create_app(pool=pool, api_keys=keys, upstream=args.upstream)
     auth = f"{len(keys)} API keys" if keys else "no authentication"
+    if args.upstream:
+        print(f"disclosure: proxying /v1/chat/completions to {args.upstream}", file=sys.stderr)
     print(
         f"disclosure: serving {pool.root} (profile {pool.profile.name!r}, {auth}) on "
         f"http://{args.host}:{args.port}  (OpenAPI: /docs)",
