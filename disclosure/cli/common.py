@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -47,10 +48,36 @@ def namespace_of(pool: ControllerPool, args: argparse.Namespace) -> Namespace:
     return pool.namespace(tenant=args.tenant, user=args.user, conversation=args.conversation)
 
 
-@contextmanager
-def open_store(args: argparse.Namespace) -> Iterator[tuple[DisclosureController, Namespace]]:
-    """The controller of the namespace the options name (closed afterwards)."""
+def describe(namespace: Namespace) -> str:
+    """``tenant=default, user=dana``: how the CLI names a namespace."""
+    return ", ".join(f"{name}={value}" for name, value in namespace.parts) or "(shared)"
+
+
+def absent_namespace(args: argparse.Namespace) -> Namespace | None:
+    """The namespace the options name if nothing was ever written to it, after a warning on
+    stderr (reads then answer empty: a typo'd ``--user`` must not make an empty store);
+    None if it exists."""
     with pool_of(args, max_open=1) as pool:
         namespace = namespace_of(pool, args)
+        if pool.exists(namespace):
+            return None
+    print(
+        f"disclosure: warning: namespace {describe(namespace)} has no memories under "
+        f"{root_of(args)} (nothing was ever ingested into it); nothing was created",
+        file=sys.stderr,
+    )
+    return namespace
+
+
+@contextmanager
+def open_store(args: argparse.Namespace) -> Iterator[tuple[DisclosureController, Namespace]]:
+    """The controller of the namespace the options name (closed afterwards); the user is told
+    when this creates the namespace."""
+    with pool_of(args, max_open=1) as pool:
+        namespace = namespace_of(pool, args)
+        if not pool.exists(namespace):
+            print(
+                f"disclosure: new namespace {describe(namespace)} in {pool.root}", file=sys.stderr
+            )
         with pool.lease(namespace) as controller:
             yield controller, namespace

@@ -7,7 +7,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from disclosure.cli.common import add_store_options, open_store
+from disclosure.cli.common import absent_namespace, add_store_options, open_store
 from tiers.errors import InvalidInputError
 
 
@@ -30,6 +30,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 def _forget(args: argparse.Namespace) -> int:
     if not args.ids and args.session is None:
         raise InvalidInputError("forget needs --id ID (repeatable) or --session SESSION")
+    absent = absent_namespace(args)
+    if absent is not None:
+        print(f"nothing to forget in {absent}: no such memories")
+        return 0
     with open_store(args) as (controller, namespace):
         found = [controller.resolve(ref) for ref in args.ids]  # ids or citations
         ids = [m.id for m in found if m is not None]

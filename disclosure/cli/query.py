@@ -8,7 +8,8 @@ import sys
 from datetime import datetime
 
 from analyzers import DisclosureLevel
-from disclosure.cli.common import add_store_options, open_store
+from disclosure.cli.common import absent_namespace, add_store_options, open_store
+from tiers.errors import MemoryNotFoundError
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -30,6 +31,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def _query(args: argparse.Namespace) -> int:
+    if absent_namespace(args) is not None:
+        return 0  # nothing to disclose, and the warning said why
     with open_store(args) as (controller, namespace):
         result = controller.disclose(
             args.text,
@@ -56,6 +59,8 @@ def _query(args: argparse.Namespace) -> int:
 
 
 def _show(args: argparse.Namespace) -> int:
+    if absent_namespace(args) is not None:
+        raise MemoryNotFoundError(f"no memory has the id or citation {args.ref!r}")
     with open_store(args) as (controller, _):
         print(controller.show(args.ref))
     return 0
