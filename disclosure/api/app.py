@@ -6,6 +6,7 @@ one namespace means nothing in another. Routes are sync functions: FastAPI runs 
 thread pool, and the controllers are thread-safe.
 """
 
+import difflib
 import inspect
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
@@ -13,9 +14,11 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, FastAPI, Query, Request, Security
+from fastapi import APIRouter, Depends, FastAPI, Query, Request, Response, Security
+from fastapi.routing import APIRoute
 from fastapi.security import APIKeyHeader, HTTPAuthorizationCredentials, HTTPBearer
 
+from analyzers import DisclosureLevel
 from disclosure._version import __version__
 from disclosure.api import memory_routes
 from disclosure.api.errors import ApiError, install
@@ -40,8 +43,9 @@ from disclosure.api.models import (
     TextResponse,
     TimelineRequest,
 )
+from disclosure.api.observability import ObservedRequests, Observer
 from disclosure.mcp.workflow import search_index, timeline
-from disclosure.memories import MemoryBook
+from disclosure.memories import NO_NAMESPACE, MemoryBook
 from disclosure.namespaces import MAX_PART_CHARS, NAMESPACE_PARTS, Namespace, default_home
 from disclosure.pool import ControllerPool
 from disclosure.profiles import Profile
@@ -101,7 +105,10 @@ def create_app(
     )
     install(app)
     app.add_middleware(BodyLimit, max_bytes=controllers.profile.service.max_body_bytes)
+    observer = Observer(controllers)
+    app.add_middleware(ObservedRequests, observer=observer)  # outermost: sees every answer
     app.state.pool = controllers
+    app.state.observer = observer
 
     @app.get("/health", response_model=HealthResponse, tags=["service"])
     def health() -> HealthResponse:
@@ -113,15 +120,26 @@ def create_app(
             open_namespaces=len(controllers.open_namespaces()),
         )
 
-    app.include_router(_routes(controllers, keys))
+    app.include_router(_routes(controllers, keys, observer))
     if upstream:
         from disclosure.api.proxy import proxy_router
 
-        app.include_router(proxy_router(controllers, keys, upstream))
+        app.include_router(proxy_router(controllers, keys, upstream, observer=observer))
+
+    @app.get(
+        "/metrics",
+        include_in_schema=False,
+        dependencies=[Depends(_auth(keys))] if keys else [],
+    )
+    def metrics() -> Response:
+        """Prometheus metrics (:mod:`disclosure.api.observability`); behind the API keys."""
+        body, content_type = observer.exposition()
+        return Response(body, media_type=content_type)
+
     return app
 
 
-def _routes(pool: ControllerPool, keys: ApiKeys) -> APIRouter:
+def _routes(pool: ControllerPool, keys: ApiKeys, observer: Observer) -> APIRouter:
     responses = {**_ERRORS, **(_AUTH_ERRORS if keys else {})}
     guards = [Depends(_auth(keys))] if keys else []
     router = APIRouter(prefix="/v1", dependencies=guards, responses=responses, tags=["memory"])
@@ -129,7 +147,7 @@ def _routes(pool: ControllerPool, keys: ApiKeys) -> APIRouter:
     results = RecentResults(limits.results_kept, limits.results_ttl_seconds)
     memory_routes.register(router, pool, Annotated[Namespace, Depends(_namespace_dependency(pool))])
     _write_routes(router, pool, results)
-    _read_routes(router, pool, results)
+    _read_routes(router, pool, results, observer)
     return router
 
 
@@ -187,7 +205,9 @@ def _write_routes(router: APIRouter, pool: ControllerPool, results: RecentResult
         )
 
 
-def _read_routes(router: APIRouter, pool: ControllerPool, results: RecentResults) -> None:
+def _read_routes(
+    router: APIRouter, pool: ControllerPool, results: RecentResults, observer: Observer
+) -> None:
     ns_type = Annotated[Namespace, Depends(_namespace_dependency(pool))]
     limits = pool.profile.service
 
@@ -203,6 +223,10 @@ def _read_routes(router: APIRouter, pool: ControllerPool, results: RecentResults
             )
         history = [h if isinstance(h, str) else h.model_dump() for h in body.history]
         _check_text(body.query, *(h if isinstance(h, str) else h["content"] for h in history))
+        if not pool.exists(ns):  # reading never creates a namespace
+            if not body.query.strip():
+                raise InvalidInputError("query must not be empty")
+            return _nothing_disclosed(body, pool.profile.name)
         with pool.lease(ns) as controller:
             result = controller.disclose(
                 body.query,
@@ -213,6 +237,7 @@ def _read_routes(router: APIRouter, pool: ControllerPool, results: RecentResults
                 context_window=body.context_window,
                 prompt_tokens=body.prompt_tokens,
             )
+        observer.disclosed(result)
         return _disclosed(results.put(ns.key, result), result)
 
     @router.get("/memories/{ref:path}", response_model=ShowResponse)
@@ -229,6 +254,8 @@ def _read_routes(router: APIRouter, pool: ControllerPool, results: RecentResults
     @router.get("/stats", response_model=StatsResponse)
     def stats(ns: ns_type) -> StatsResponse:
         """Counts per tier, pending embeddings, disk, caches, learned budgets."""
+        if not pool.exists(ns):
+            return StatsResponse(namespace=ns.as_dict(), stats={}, warning=NO_NAMESPACE)
         with pool.lease(ns) as controller:
             numbers = controller.stats()
         numbers.pop("data_dir", None)  # the server's paths are not the client's business
@@ -239,6 +266,8 @@ def _read_routes(router: APIRouter, pool: ControllerPool, results: RecentResults
         """Layer 1: an index of the best matches (citation, summary, score)."""
         _check_query(body.query, limits.max_query_chars)
         _check_text(body.query)
+        if not pool.exists(ns):
+            return SearchResponse(results=[], warning=NO_NAMESPACE)
         with pool.lease(ns) as controller:
             found = search_index(controller, body.query, limit=body.limit)
         return SearchResponse(results=found)
@@ -248,6 +277,8 @@ def _read_routes(router: APIRouter, pool: ControllerPool, results: RecentResults
         """Layer 2: what was said around the given memories, in their sessions."""
         for ref in body.refs:
             _check_ref(ref)
+        if not pool.exists(ns):
+            raise MemoryNotFoundError(f"no memory has the id or citation {body.refs[0]!r}")
         with pool.lease(ns) as controller:
             return TextResponse(text=timeline(controller, body.refs, window=body.window))
 
@@ -281,6 +312,7 @@ def _namespace_dependency(pool: ControllerPool) -> Callable[..., Namespace]:
 
     def namespace(request: Request, **declared: str | None) -> Namespace:
         query = request.query_params
+        _refuse_unknown_parameters(request)
         repeated = [part for part in NAMESPACE_PARTS if len(query.getlist(part)) > 1]
         if repeated:
             raise NamespaceError(f"namespace {repeated[0]} is given more than once")
@@ -307,6 +339,53 @@ def _namespace_dependency(pool: ControllerPool) -> Callable[..., Namespace]:
     ]
     namespace.__signature__ = inspect.Signature(parameters, return_annotation=Namespace)  # type: ignore[attr-defined]
     return namespace
+
+
+def _refuse_unknown_parameters(request: Request) -> None:
+    """A misspelt query parameter (``?usr=bob``) is an error, never silently dropped: the
+    request would otherwise go to another namespace than the client meant."""
+    route = request.scope.get("route")
+    if not isinstance(route, APIRoute):
+        return
+    known = _query_names(route.dependant)
+    unknown = sorted(set(request.query_params) - known - set(NAMESPACE_PARTS))  # parts: below
+    if unknown:
+        close = difflib.get_close_matches(unknown[0], sorted(known), n=1)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        takes = ", ".join(sorted(known)) or "none"
+        raise InvalidInputError(
+            f"unknown query parameter {unknown[0][:40]!r}{hint}; this route takes: {takes}"
+        )
+
+
+def _query_names(dependant: Any) -> set[str]:
+    """The query parameters a route and its dependencies declare."""
+    names = {param.alias for param in dependant.query_params}
+    for sub in dependant.dependencies:
+        names |= _query_names(sub)
+    return names
+
+
+def _nothing_disclosed(body: DiscloseRequest, profile: str) -> DiscloseResponse:
+    """The answer for a namespace nothing was written to: no memories, no store made."""
+    return DiscloseResponse(
+        disclosure_id="",
+        text="",
+        items=[],
+        level=body.level or DisclosureLevel.MINIMAL,
+        budget=0,
+        tokens_used=0,
+        full_history_tokens=0,
+        savings=0.0,
+        savings_line="no memories in this namespace",
+        expansion_reason=None,
+        budget_reason="no memories in this namespace",
+        profile=profile,
+        omitted=[],
+        timings_ms={},
+        analysis={},
+        warning=NO_NAMESPACE,
+    )
 
 
 def _memory(index: int, given: MemoryIn) -> Memory:

@@ -109,6 +109,7 @@ class DiscloseResponse(_Body):
     omitted: list[str]
     timings_ms: dict[str, float]
     analysis: dict[str, Any]
+    warning: str | None = Field(default=None, description="e.g. the namespace does not exist")
 
 
 class ShowResponse(_Body):
@@ -150,6 +151,7 @@ class SearchRequest(_Request):
 
 class SearchResponse(_Body):
     results: list[IndexEntry]
+    warning: str | None = Field(default=None, description="e.g. the namespace does not exist")
 
 
 class TimelineRequest(_Request):
@@ -166,6 +168,7 @@ class TextResponse(_Body):
 class StatsResponse(_Body):
     namespace: dict[str, str]
     stats: dict[str, Any]
+    warning: str | None = Field(default=None, description="e.g. the namespace does not exist")
 
 
 class HealthResponse(_Body):

@@ -28,6 +28,7 @@ from fastapi.responses import Response, StreamingResponse
 
 from disclosure.api.errors import ApiError
 from disclosure.api.guards import ApiKeys
+from disclosure.api.observability import Observer
 from disclosure.middleware.chat import CallOptions, DisclosureMiddleware, PreparedCall
 from disclosure.middleware.messages import reply_text, stream_delta
 from disclosure.pool import ControllerPool
@@ -54,7 +55,12 @@ __all__ = ["HEADER_PREFIX", "proxy_router"]
 
 
 def proxy_router(
-    pool: ControllerPool, keys: ApiKeys, upstream: str, *, timeout: float = 600.0
+    pool: ControllerPool,
+    keys: ApiKeys,
+    upstream: str,
+    *,
+    timeout: float = 600.0,
+    observer: Observer | None = None,
 ) -> APIRouter:
     """The ``/v1/chat/completions`` route forwarding to ``upstream`` (its base URL)."""
     target = upstream.rstrip("/") + "/chat/completions"
@@ -66,11 +72,18 @@ def proxy_router(
         """OpenAI's chat completions with memory injected; the upstream's answer unchanged."""
         if keys and not keys.accepts(request.headers.get("x-api-key")):
             raise ApiError(401, "unauthorized", "the service key goes in X-API-Key")
+        if request.query_params:
+            name = next(iter(request.query_params))[:40]
+            raise InvalidInputError(
+                f"unknown query parameter {name!r}; the proxy takes X-Disclosure-* headers"
+            )
         body = await _json_body(request)
         options = _options(request, body, pool)
         call = await asyncio.to_thread(
             middleware.prepare, body["messages"], options, model=body.get("model")
         )
+        if observer is not None and call.result is not None:
+            observer.disclosed(call.result)
         sent = {**body, "messages": call.messages}
         headers = {k: v for k, v in request.headers.items() if k.lower() in _FORWARDED}
         client = _client(timeout)

@@ -33,6 +33,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     parser.add_argument("--max-open", type=int, help="stores kept open (default: the profile's)")
     parser.add_argument("--log-level", default="info", choices=("debug", "info", "warning"))
+    parser.add_argument(
+        "--log-json", action="store_true", help="log one JSON object a line (with request_id)"
+    )
     add_store_options(parser)
     parser.set_defaults(handler=_serve)
 
@@ -52,6 +55,7 @@ def _serve(args: argparse.Namespace) -> int:
 
     from disclosure.api import create_app, load_api_keys
 
+    _configure_logging(args.log_level, json_lines=args.log_json)
     keys = load_api_keys(args.api_key_file)
     if not keys and not _loopback(args.host):
         print(
@@ -89,6 +93,25 @@ def _serve_mcp(args: argparse.Namespace) -> int:
         )
         server.run("stdio")
     return 0
+
+
+def _configure_logging(level: str, *, json_lines: bool) -> None:
+    """The service's own records (logger ``disclosure``), each with its request id."""
+    import logging
+
+    from disclosure.api.observability import JsonFormatter, RequestIdFilter
+
+    handler = logging.StreamHandler()
+    handler.addFilter(RequestIdFilter())
+    handler.setFormatter(
+        JsonFormatter()
+        if json_lines
+        else logging.Formatter("%(asctime)s %(levelname)s %(name)s [%(request_id)s] %(message)s")
+    )
+    logger = logging.getLogger("disclosure")
+    logger.addHandler(handler)
+    logger.setLevel(level.upper())
+    logger.propagate = False
 
 
 def _loopback(host: str) -> bool:

@@ -22,7 +22,6 @@ from pydantic import BaseModel, Field
 from disclosure.extras import require
 from disclosure.mcp import workflow
 from disclosure.mcp.workflow import IndexEntry
-from disclosure.memories import MemoryBook
 from disclosure.pool import ControllerPool
 from disclosure.records import AddedMemory
 from tiers.errors import DisclosureError, InvalidInputError
@@ -187,6 +186,8 @@ def _read_tools(call: Caller) -> list[Callable[..., Any]]:
 
 
 def _write_tools(call: Caller) -> tuple[Callable[..., Any], Callable[..., Any]]:
+    from disclosure.memories import MemoryBook  # it imports this package's workflow
+
     def remember(content: Content, session_id: SessionId = None) -> RememberOutput:
         """Save something worth remembering (a fact, a decision, a preference) as a memory of
         this namespace; it can be searched and disclosed at once. Returns its citation."""
