@@ -21,6 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from analyzers import DisclosureLevel
 from analyzers.config import AnalyzerConfig
+from disclosure.safe_yaml import load_yaml
 from disclosure.service_config import IsolationConfig, MiddlewareConfig, ServiceConfig
 from formatters import FORMATTERS
 from formatters.config import CitationConfig, FormattingConfig, TokenConfig
@@ -279,7 +280,7 @@ def _resolve(source: str | Path, *, relative_to: Path | None) -> Path:
 
 def _read_yaml(path: Path) -> dict[str, Any]:
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        data = load_yaml(path) or {}
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark
         where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark else ""

@@ -26,6 +26,7 @@ from typing import Any, Literal
 from tiers.bm25 import normalise
 from tiers.citations import MAX_CODE_LENGTH, assign_citation
 from tiers.config import ColdConfig
+from tiers.erasure import truncate_wal
 from tiers.errors import InvalidInputError, MemoryNotFoundError, StorageError, TierClosedError
 from tiers.fts5 import Fts5Engine
 from tiers.history import history_line
@@ -250,7 +251,20 @@ class ColdArchive:
 
     def forget(self, ids: Sequence[str]) -> int:
         with self.transaction() as txn:
-            return sum(txn.delete(i) is not None for i in dict.fromkeys(ids))
+            removed = sum(txn.delete(i) is not None for i in dict.fromkeys(ids))
+        self.erase()
+        return removed
+
+    def erase(self) -> None:
+        """After deleting: no byte of the deleted rows left in the file or its WAL.
+
+        Freed cells are zeroed as they go (``secure_delete``); this merges the lexical index
+        and truncates the WAL (see :mod:`tiers.erasure`)."""
+        with self._lock:
+            conn = self._connection()
+            with translate_errors(self.path):
+                self._engine.purge(conn)
+                truncate_wal(conn, self.path)
 
     def count_line(self, memory: Memory) -> int | None:
         counter = self._line_counter

@@ -32,6 +32,7 @@ from tiers.base import Embedder
 from tiers.chroma_client import location, open_client, release_client
 from tiers.config import WarmConfig
 from tiers.embedders import QueryEmbeddingCache
+from tiers.erasure import erase_chroma
 from tiers.errors import (
     DisclosureError,
     IncompatibleDataError,
@@ -251,6 +252,8 @@ class WarmTier:
             present = self.contains(ids)
             self._delete(sorted(present))
             self._usage.removed(present)
+            if present and self.config.backend == "embedded" and self.path is not None:
+                erase_chroma(self.path, sorted(present))  # no byte of them left on disk
         return len(present)
 
     def count(self) -> int:
