@@ -86,7 +86,11 @@ SHAPE_RULES = (
     Rule(
         "role_play",
         "named-persona",
-        re.compile(r"\byou(?:'re|\s+are)\s+(?:now\s+)?\w*(?:gpt|bot|ai)\b(?!\s+(?:team|project))"),
+        re.compile(
+            r"\byou(?:'re|\s+are)\s+(?:now\s+)?\w*(?:gpt|bot|ai)\b(?!\s+(?:team|project))|"
+            r"\byou(?:'re|\s+are)\s+(?:now\s+)?\w+,\s+an?\s+(?:\w+\s+)?(?:bot|ai|assistant|model|"
+            r"chatbot|character|persona)\b"
+        ),
         weight=0.5,
     ),
     Rule(
@@ -126,8 +130,9 @@ SHAPE_RULES = (
         re.compile(
             r"\bthis\s+(?:message|note|instruction|request|text|document)\s+(?:is|comes)\s+(?:from|"
             r"sent\s+by)\s+(?:your|the)\s+(?:developers?|creators?|administrators?|admins?|"
-            r"operators?|owners?|makers?|system)|\b(?:i\s+am|i'm|this\s+is|we\s+are)\s+your\s+"
-            r"(?:developers?|creators?|administrators?|admins?|operators?|owners?|makers?)\b|"
+            r"operators?|owners?|makers?|system)|\b(?:as|i\s+am|i'm|this\s+is|we\s+are|speaking\s+as)"
+            r"\s+your\s+(?:\w+\s+)?(?:developers?|creators?|administrators?|admins?|operators?|"
+            r"owners?|makers?|programmers?|supervisors?)\b|"
             r"\b(?:from|by)\s+your\s+(?:developers?|creators?|administrators?|operators?|makers?)\b"
         ),
         weight=0.5,
@@ -147,7 +152,7 @@ SHAPE_RULES = (
         "user-approved",
         re.compile(
             r"\b(?:the\s+)?user\s+(?:has\s+)?(?:already\s+)?(?:approved|authori[sz]ed|consented|"
-            r"agreed|allowed|permitted)\s+(?:it|this|you|that|to)\b"
+            r"agreed|allowed|permitted|asked\s+for|requested)\s+(?:it|this|you|that|to)\b"
         ),
         weight=0.5,
     ),
@@ -186,7 +191,7 @@ SHAPE_RULES = (
             r"\b(?:the\s+)?(?:user'?s|their|his|her)\s+(?:cookies|passwords?|credentials|api\s+"
             r"keys?|tokens?|session|address\s+book|contacts|private\s+(?:data|messages|notes)|"
             r"credit\s+card|ssn|social\s+security|e-?mails?(?:\s+address)?|phone\s+number|home\s+"
-            r"address)"
+            r"address|inbox|mailbox|files|documents|chat\s+history|browsing\s+history)"
         ),
         weight=0.5,
     ),
@@ -194,7 +199,8 @@ SHAPE_RULES = (
         "role_play",
         "persona-game",
         re.compile(
-            r"\b(?:let'?s|going\s+to|we'll|we\s+will)\s+(?:play|do|start)\s+a\s+(?:game|role-?play)|"
+            r"\b(?:let'?s|going\s+to|we'll|we\s+will|we're|we\s+are)\s+(?:play|playing|do|doing|start)"
+            r"\s+(?:a\s+)?(?:game|role-?play|make-?believe|pretend)|"
             r"\b(?:pretend|imagine|roleplay|role-play)\s+"
             r"(?:that\s+)?(?:you\s+are|you're|to\s+be|as|you\s+were)\b"
         ),
@@ -225,9 +231,20 @@ SHAPE_RULES = (
             r"instructions)|all\s+(?:of\s+)?the\s+(?:text|words|content|lines|messages))\s+(?:"
             r"(?:above|before)(?:\s+this(?:\s+(?:line|message|point|text|sentence))?)?(?=\s*(?:"
             r"[.,;:!]|$|starting|verbatim|word\s+for\s+word|including|in\s+(?:a|full)|and\b|"
-            r"exactly|(?:in|into|to)\s+your\s+(?:answer|reply|response|output)))|that\s+(?:came|"
+            r"exactly|(?:in|into|to)\s+your\s+(?:answer|reply|response|output)))|(?:before|above)\s+"
+            r"(?:my|your|this|the\s+user'?s?)\s+(?:message|question|request)|that\s+(?:came|"
             r"comes|appears?|is)\s+(?:before|above)\s+(?:this|it))"
         ),
+    ),
+    Rule(
+        "reveal_prompt",
+        "reveal-your-instructions",
+        re.compile(
+            r"\b(?:reveal|print|show|output|repeat|leak|display|dump|recite|disclose|give\s+me|"
+            r"write\s+out|paste)\b(?:\s+\w+){0,5}?\s+your\s+(?:\w+\s+)?(?:instructions|system\s+"
+            r"prompt|prompt|guidelines|rules|configuration)\b"
+        ),
+        weight=0.5,
     ),
     Rule(
         "override",
@@ -276,6 +293,62 @@ SHAPE_RULES = (
             r"bypass|break|abandon)\s+(?:my|all|the|these)\s+(?:guidelines|rules|instructions|"
             r"restrictions|safety|programming|policies)"
         ),
+    ),
+    Rule(
+        "override",
+        "disable-safety",
+        re.compile(
+            r"\b(?:turn\s+off|disable|deactivate|switch\s+off|remove|bypass|lift)\s+(?:\w+\s+)?"
+            r"(?:content\s+)?(?:filter(?:s|ing)?|safety(?:\s+\w+)?|moderation|guardrails|"
+            r"restrictions|censorship)\b"
+        ),
+        weight=0.5,
+    ),
+    Rule(
+        "override",
+        "reader-addressed",
+        re.compile(
+            rf"\b(?:whoever|anyone|anybody|any\s+one|the\s+reader|any\s+reader|if\s+(?:any|an?|"
+            rf"the)\s+{_MODEL})\s+(?:who\s+|that\s+)?(?:is\s+)?(?:reads?|reading|summari[sz]es|"
+            r"summari[sz]ing|processes|processing|sees|parses|handles)\s+this\b"
+        ),
+        weight=0.5,
+    ),
+    Rule(
+        "override",
+        "reader-must",
+        re.compile(
+            r"\b(?:whoever|anyone|anybody|the\s+reader)\s+(?:who\s+)?(?:reads|summari[sz]es|"
+            r"processes|sees|parses|handles)\s+this(?:\s+\w+)?\s+(?:must|should|shall|has\s+to|"
+            r"needs\s+to|is\s+to)\b"
+        ),
+        weight=0.5,
+    ),
+    Rule(
+        "override",
+        "task-switch",
+        re.compile(
+            r"\b(?:ignore|forget|abandon|drop|skip|stop)\s+(?:doing\s+)?(?:the|this|that|your|my)"
+            r"\s+(?:\w+\s+)?(?:task|request|question|assignment|job)\b"
+        ),
+        weight=0.5,
+    ),
+    Rule(
+        "override",
+        "do-instead",
+        re.compile(
+            r"\b(?:write|say|output|print|respond|answer|reply|tell|do)\b[^.]{0,60}\binstead\s*[.!]?$"
+        ),
+        weight=0.5,
+    ),
+    Rule(
+        "tool_call",
+        "dangerous-command",
+        re.compile(
+            r"\brm\s+-(?:rf|fr)\b|\bdrop\s+(?:table|database)\b|\bcurl\s+[^|]{1,80}\|\s*(?:ba|z)?sh\b|"
+            r"\bmkfs\b|\bchmod\s+-?r?\s*777\b|\bformat\s+c:"
+        ),
+        weight=0.5,
     ),
 )
 
@@ -362,6 +435,13 @@ GATES: dict[str, tuple[str, ...]] = {
     "in-a-mode": ("mode",),
     "nothing-off-limits": ("limits", "forbidden"),
     "model-breaks-its-rules": ("i will", "i'll", "i am going", "i now"),
+    "disable-safety": ("filter", "safety", "moderation", "guardrail", "restriction", "censor"),
+    "reader-addressed": ("this",),
+    "reader-must": ("this",),
+    "task-switch": ("task", "request", "question", "assignment", "job"),
+    "do-instead": ("instead",),
+    "dangerous-command": ("rm ", "drop ", "curl", "mkfs", "chmod", "format"),
+    "reveal-your-instructions": ("your",),
 }
 
 #: An order to invoke a code identifier as a tool (``call the send_email tool``), on the NFKC
