@@ -73,6 +73,12 @@ def _serve(args: argparse.Namespace) -> int:
         )
     pool = pool_of(args, max_open=args.max_open)
     hosts = [*args.allowed_host, *([] if _loopback(args.host) else [args.host])]
+    if not _loopback(args.host) and not args.allowed_host:
+        print(
+            "disclosure: note: only requests whose Host header is a loopback name or "
+            f"{args.host} are served; add --allowed-host NAME for the names clients use",
+            file=sys.stderr,
+        )
     app = create_app(pool=pool, api_keys=keys, allowed_hosts=hosts, cors_origins=args.cors_origin)
     auth = f"{len(keys)} API keys" if keys else "no authentication"
     print(
