@@ -212,7 +212,7 @@ class DisclosureController:
                 explicit=[m.id for m in explicit],
                 requested=self._requested(analysis, turns),
             )
-            items = self.composer.render_items(explicit, candidates, expansion.layers)
+            items = self.composer.render_items(explicit, candidates, expansion.layers, query=query)
         full = self.store.total_line_tokens()  # one reading: the savings line and the field agree
         with trace.stage("render"):
             rendered = self.composer.render(

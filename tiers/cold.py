@@ -385,6 +385,19 @@ class ColdArchive:
                 out[str(memory_id)] = str(code)
         return out
 
+    def line_tokens(self, ids: Sequence[str]) -> dict[str, int]:
+        """Each known id's history-line token count (ids never counted are left out)."""
+        out: dict[str, int] = {}
+        for chunk in _chunks(list(dict.fromkeys(ids))):
+            marks = ",".join("?" * len(chunk))
+            for memory_id, tokens in self._all(
+                f"SELECT id, line_tokens FROM memories WHERE id IN ({marks})"
+                " AND line_tokens IS NOT NULL",
+                tuple(chunk),
+            ):
+                out[str(memory_id)] = int(tokens)
+        return out
+
     def resolve_citation(self, code: str) -> str | None:
         """The id a citation code names, or None."""
         row = self._one("SELECT id FROM memories WHERE citation = ?", (code.strip(),))

@@ -402,6 +402,11 @@ class TieredStore:
         self._check_open()
         return self._archive.resolve_citation(code)
 
+    def line_tokens(self, ids: Sequence[str]) -> dict[str, int]:
+        """Each memory's history-line token count, as the archive keeps it."""
+        self._check_open()
+        return self._archive.line_tokens(ids)
+
     def total_line_tokens(self) -> int:
         self._check_open()
         return self._archive.total_line_tokens()

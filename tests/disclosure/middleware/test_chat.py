@@ -32,7 +32,7 @@ from tests.disclosure.conftest import CITATION, NOW, ChatModel
 from tiers.errors import InvalidInputError, NamespaceError
 
 SYSTEM = {"role": "system", "content": "You are a helpful assistant for the invoicing team."}
-QUESTION = "Which database did we pick for billing, and who writes the migration?"
+QUESTION = "Which database did we move billing to, and who writes the migration?"
 SAMPLE_TEXTS = [m.content for m in load_sample_conversation()]
 
 
