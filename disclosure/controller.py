@@ -135,7 +135,11 @@ class DisclosureController:
         its metadata) differ is rewritten too (by default only new content replaces one).
         """
         self._check_open()
-        prepared, private = prepare(memories, self.profile.analyzer)
+        prepared, private = prepare(
+            memories,
+            self.profile.analyzer,
+            max_content_chars=self.profile.tiers.ingest.max_content_chars,
+        )
         report = replace(self.store.ingest(prepared, refresh=refresh), private=private)
         if report.ids:
             changed = {m.id: m for m in prepared}
@@ -157,7 +161,7 @@ class DisclosureController:
         if isinstance(ids, str):
             raise InvalidInputError("forget takes a sequence of ids, not a single string")
         report = self.store.forget(self._ids_of(ids or ()), session_id=session_id)
-        self.caches.invalidate(ids=report.ids, sessions=report.sessions)
+        self.caches.erase(report.ids, report.sessions)
         return report
 
     # -- disclosing ---------------------------------------------------------------------------
@@ -217,7 +221,7 @@ class DisclosureController:
                 explicit=[m.id for m in explicit],
                 requested=self._requested(analysis, turns),
             )
-            items = self.composer.render_items(explicit, candidates, expansion.layers)
+            items = self.composer.render_items(explicit, candidates, expansion.layers, query=query)
         full = self.store.total_line_tokens()  # one reading: the savings line and the field agree
         with trace.stage("render"):
             rendered = self.composer.render(

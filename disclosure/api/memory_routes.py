@@ -112,8 +112,9 @@ class HistoryResponse(_Body):
 Ref = Annotated[str, Field(min_length=1, max_length=MAX_REF_CHARS)]
 
 
-def register(router: APIRouter, pool: ControllerPool, ns_type: Any) -> None:
-    """Add the ``/memories`` routes to ``router`` (``ns_type``: the namespace dependency)."""
+def register(router: APIRouter, pool: ControllerPool, *, reading: Any, writing: Any) -> None:
+    """Add the ``/memories`` routes to ``router`` (``reading``/``writing``: the namespace
+    dependencies of read and write routes, which check the key's grant)."""
     limits = pool.profile.service
 
     def book_of(ns: Namespace, ref: str | None = None) -> Any:
@@ -125,7 +126,7 @@ def register(router: APIRouter, pool: ControllerPool, ns_type: Any) -> None:
         return pool.lease(ns)
 
     @router.post("/memories", response_model=AddResult, tags=["memories"])
-    def add_memories(body: AddRequest, ns: ns_type) -> AddResult:
+    def add_memories(body: AddRequest, ns: writing) -> AddResult:
         """Store a conversation (one memory per turn) or a note; an identical call (same
         content and timestamp) changes nothing."""
         given = body.messages or []
@@ -136,7 +137,7 @@ def register(router: APIRouter, pool: ControllerPool, ns_type: Any) -> None:
                 f"{len(given)} messages in one request; the limit is {limits.max_memories}",
             )
         messages: Any = body.text if body.text is not None else [m.model_dump() for m in given]
-        with pool.lease(ns) as controller:
+        with pool.writing(ns) as controller:
             return MemoryBook(controller).add(
                 messages,
                 session_id=body.session_id,
@@ -146,7 +147,7 @@ def register(router: APIRouter, pool: ControllerPool, ns_type: Any) -> None:
 
     @router.get("/memories", response_model=MemoryPage, tags=["memories"])
     def list_memories(
-        ns: ns_type,
+        ns: reading,
         session_id: Annotated[str | None, Query(min_length=1, max_length=300)] = None,
         limit: Annotated[int, Query(ge=1, le=MAX_PAGE)] = 100,
         cursor: Annotated[str | None, Query(min_length=1, max_length=64)] = None,
@@ -159,7 +160,7 @@ def register(router: APIRouter, pool: ControllerPool, ns_type: Any) -> None:
 
     @router.delete("/memories", response_model=DeleteResult, tags=["memories"])
     def delete_memories(
-        ns: ns_type,
+        ns: writing,
         session_id: Annotated[str | None, Query(min_length=1, max_length=300)] = None,
         everything: Annotated[
             bool, Query(alias="all", description="every memory of the namespace")
@@ -174,19 +175,19 @@ def register(router: APIRouter, pool: ControllerPool, ns_type: Any) -> None:
             return MemoryBook(controller).delete_all(session_id=session_id)
 
     @router.get("/memories/{ref:path}/history", response_model=HistoryResponse, tags=["memories"])
-    def memory_history(ref: str, ns: ns_type) -> HistoryResponse:
+    def memory_history(ref: str, ns: reading) -> HistoryResponse:
         """Every version the archive keeps of one memory, oldest first."""
         with book_of(ns, ref) as controller:
             return HistoryResponse(ref=ref, versions=MemoryBook(controller).history(ref))
 
     @router.patch("/memories/{ref:path}", response_model=MemoryRecord, tags=["memories"])
-    def update_memory(ref: str, body: UpdateRequest, ns: ns_type) -> MemoryRecord:
+    def update_memory(ref: str, body: UpdateRequest, ns: writing) -> MemoryRecord:
         """New content and/or metadata; the replaced version stays in the memory's history."""
         with book_of(ns, ref) as controller:
             return MemoryBook(controller).update(ref, body.text, metadata=body.metadata)
 
     @router.delete("/memories/{ref:path}", response_model=DeleteResult, tags=["memories"])
-    def delete_memory(ref: str, ns: ns_type) -> DeleteResult:
+    def delete_memory(ref: str, ns: writing) -> DeleteResult:
         """Forget one memory (id or citation) everywhere, with its earlier versions."""
         with book_of(ns, ref) as controller:
             return MemoryBook(controller).delete(ref)

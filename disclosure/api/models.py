@@ -109,7 +109,6 @@ class DiscloseResponse(_Body):
     omitted: list[str]
     timings_ms: dict[str, float]
     analysis: dict[str, Any]
-    warning: str | None = Field(default=None, description="e.g. the namespace does not exist")
 
 
 class ShowResponse(_Body):
@@ -151,7 +150,6 @@ class SearchRequest(_Request):
 
 class SearchResponse(_Body):
     results: list[IndexEntry]
-    warning: str | None = Field(default=None, description="e.g. the namespace does not exist")
 
 
 class TimelineRequest(_Request):
@@ -168,7 +166,6 @@ class TextResponse(_Body):
 class StatsResponse(_Body):
     namespace: dict[str, str]
     stats: dict[str, Any]
-    warning: str | None = Field(default=None, description="e.g. the namespace does not exist")
 
 
 class HealthResponse(_Body):

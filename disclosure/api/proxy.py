@@ -27,7 +27,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import Response, StreamingResponse
 
 from disclosure.api.errors import ApiError
-from disclosure.api.guards import ApiKeys
+from disclosure.api.keys import ApiKeys
 from disclosure.api.observability import Observer
 from disclosure.middleware.chat import CallOptions, DisclosureMiddleware, PreparedCall
 from disclosure.middleware.messages import reply_text, stream_delta
@@ -70,7 +70,8 @@ def proxy_router(
     @router.post("/chat/completions", response_model=None)
     async def chat_completions(request: Request) -> Response:
         """OpenAI's chat completions with memory injected; the upstream's answer unchanged."""
-        if keys and not keys.accepts(request.headers.get("x-api-key")):
+        grant = keys.grant(request.headers.get("x-api-key")) if keys else None
+        if keys and grant is None:
             raise ApiError(401, "unauthorized", "the service key goes in X-API-Key")
         if request.query_params:
             name = next(iter(request.query_params))[:40]
@@ -79,6 +80,9 @@ def proxy_router(
             )
         body = await _json_body(request)
         options = _options(request, body, pool)
+        namespace = pool.namespace(options.namespace_parts())
+        if grant is not None and not grant.allows(namespace.as_dict().get("tenant"), write=True):
+            raise ApiError(403, "forbidden", f"this API key may not write to {namespace}")
         call = await asyncio.to_thread(
             middleware.prepare, body["messages"], options, model=body.get("model")
         )

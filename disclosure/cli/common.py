@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -10,6 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from disclosure.namespaces import HOME_VARIABLE, Namespace, default_home
+from tiers.errors import InvalidInputError
 
 if TYPE_CHECKING:
     from disclosure.controller import DisclosureController
@@ -48,36 +50,37 @@ def namespace_of(pool: ControllerPool, args: argparse.Namespace) -> Namespace:
     return pool.namespace(tenant=args.tenant, user=args.user, conversation=args.conversation)
 
 
-def describe(namespace: Namespace) -> str:
-    """``tenant=default, user=dana``: how the CLI names a namespace."""
-    return ", ".join(f"{name}={value}" for name, value in namespace.parts) or "(shared)"
-
-
-def absent_namespace(args: argparse.Namespace) -> Namespace | None:
-    """The namespace the options name if nothing was ever written to it, after a warning on
-    stderr (reads then answer empty: a typo'd ``--user`` must not make an empty store);
-    None if it exists."""
-    with pool_of(args, max_open=1) as pool:
-        namespace = namespace_of(pool, args)
-        if pool.exists(namespace):
-            return None
-    print(
-        f"disclosure: warning: namespace {describe(namespace)} has no memories under "
-        f"{root_of(args)} (nothing was ever ingested into it); nothing was created",
-        file=sys.stderr,
-    )
-    return namespace
-
-
 @contextmanager
-def open_store(args: argparse.Namespace) -> Iterator[tuple[DisclosureController, Namespace]]:
-    """The controller of the namespace the options name (closed afterwards); the user is told
-    when this creates the namespace."""
+def open_store(
+    args: argparse.Namespace, *, create: bool = True
+) -> Iterator[tuple[DisclosureController, Namespace]]:
+    """The controller of the namespace the options name (closed afterwards). ``create``
+    False (reads): a namespace nothing was written to is an error, and nothing is created."""
     with pool_of(args, max_open=1) as pool:
         namespace = namespace_of(pool, args)
-        if not pool.exists(namespace):
+        if not create and not pool.exists(namespace):
+            raise InvalidInputError(
+                f"nothing is stored for {namespace} under {pool.root} (check --data-dir and the "
+                "namespace options; a namespace is created by its first ingest)"
+            )
+        if create and not pool.exists(namespace):
             print(
                 f"disclosure: new namespace {describe(namespace)} in {pool.root}", file=sys.stderr
             )
-        with pool.lease(namespace) as controller:
+        with pool.writing(namespace) as controller:
             yield controller, namespace
+
+
+def describe(namespace: Namespace) -> str:
+    """``tenant=default, user=dana``: how the CLI names a namespace it creates."""
+    return ", ".join(f"{name}={value}" for name, value in namespace.parts) or "(shared)"
+
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def terminal_safe(text: str) -> str:
+    """``text`` without control characters (ANSI escapes, bidi overrides) that a terminal
+    would obey: stored memories are data, they must not move the cursor or recolour the
+    screen. Newlines and tabs stay."""
+    return _CONTROL.sub("", text)

@@ -8,7 +8,7 @@ from statistics import fmean
 from typing import TYPE_CHECKING, Any
 
 from analyzers import DisclosureLevel
-from disclosure.cli.common import absent_namespace, add_store_options, open_store, root_of
+from disclosure.cli.common import add_store_options, open_store, root_of
 from disclosure.namespaces import iter_namespaces
 
 if TYPE_CHECKING:
@@ -28,9 +28,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 def _stats(args: argparse.Namespace) -> int:
     if args.all:
         return _list_namespaces(args)
-    if absent_namespace(args) is not None:
-        return 0  # no store to count, and the warning said why
-    with open_store(args) as (controller, namespace):
+    with open_store(args, create=False) as (controller, namespace):
         data = controller.stats()
         data["namespace"] = namespace.as_dict()
         data["usage"] = usage_history(controller)

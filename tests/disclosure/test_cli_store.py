@@ -89,10 +89,10 @@ def test_stats_show_tiers_usage_and_namespaces(
     code, out, err = run(
         capsys, "query", "billing database", "--data-dir", store[1], "--user", "eve"
     )
-    assert code == 0 and out == ""  # eve has no namespace: nothing of Dana's
-    assert "warning: namespace tenant=default, user=eve has no memories" in err
+    # eve has nothing stored: nothing of Dana's, and the read creates no namespace for her
+    assert code == 1 and out == "" and "nothing is stored" in err
     code, out, _ = run(capsys, "stats", "--all", "--json", "--data-dir", store[1])
-    assert sorted(row["namespace"]["user"] for row in json.loads(out)) == ["dana"]  # not made
+    assert sorted(row["namespace"]["user"] for row in json.loads(out)) == ["dana"]
 
 
 def test_forget_asks_first(
@@ -173,8 +173,15 @@ def test_mistakes_are_one_line_and_store_nothing(
     assert all(row["namespace"]["user"] != "dana" for row in json.loads(out) or [])
 
 
-def test_show_and_forget_mistakes(capsys: pytest.CaptureFixture[str], store: list[str]) -> None:
+def test_show_and_forget_mistakes(
+    capsys: pytest.CaptureFixture[str], store: list[str], tmp_path: Path
+) -> None:
     """An unknown citation, forget without a target: one clear line each."""
+    code, _, err = run(capsys, "show", "mem:zzzzzz", *store)
+    assert code == 1 and "nothing is stored" in err  # a read creates no namespace
+    path = tmp_path / "one.jsonl"
+    path.write_text('{"id": "m1", "content": "hello"}\n', encoding="utf-8")
+    assert run(capsys, "ingest", str(path), *store)[0] == 0
     code, _, err = run(capsys, "show", "mem:zzzzzz", *store)
     assert code == 1 and "no memory has the id or citation 'mem:zzzzzz'" in err
     code, _, err = run(capsys, "forget", *store)
@@ -186,8 +193,8 @@ def test_show_and_forget_mistakes(capsys: pytest.CaptureFixture[str], store: lis
 def test_a_new_namespace_is_announced_and_a_typo_creates_none(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, store: list[str]
 ) -> None:
-    """The first ingest says it creates the namespace; reads of a misspelt one warn, answer
-    empty and leave no store behind."""
+    """The first ingest says it creates the namespace; reads of a misspelt one say nothing is
+    stored and leave no store behind."""
     path = tmp_path / "m.jsonl"
     path.write_text('{"id": "a", "content": "Dana likes tea."}\n', encoding="utf-8")
     code, _, err = run(capsys, "ingest", str(path), *store)
@@ -195,9 +202,11 @@ def test_a_new_namespace_is_announced_and_a_typo_creates_none(
     code, _, err = run(capsys, "ingest", str(path), *store)
     assert "new namespace" not in err
     typo = ["--data-dir", store[1], "--user", "dnaa"]
-    for command in (["query", "tea"], ["stats"], ["show", "a"], ["forget", "--id", "a"]):
+    for command in (["query", "tea"], ["stats"], ["show", "a"]):
         code, out, err = run(capsys, *command, *typo)
-        assert "user=dnaa has no memories" in err and "nothing was created" in err, command
+        assert code == 1 and "nothing is stored" in err and "new namespace" not in err, command
+    code, out, _ = run(capsys, "forget", "--id", "a", *typo)
+    assert code == 0 and "nothing to forget" in out
     code, out, _ = run(capsys, "stats", "--all", "--json", "--data-dir", store[1])
     assert [row["namespace"]["user"] for row in json.loads(out)] == ["dana"]
 
