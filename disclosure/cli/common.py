@@ -63,12 +63,12 @@ def open_store(
                 f"nothing is stored for {namespace} under {pool.root} (check --data-dir and the "
                 "namespace options; a namespace is created by its first ingest)"
             )
-        if create and not pool.exists(namespace):
-            print(
-                f"disclosure: new namespace {describe(namespace)} in {pool.root}", file=sys.stderr
-            )
+        new = create and not pool.exists(namespace)
         with pool.writing(namespace) as controller:
             yield controller, namespace
+        if new:  # said once the write succeeded (a failed write creates nothing)
+            created = f"new namespace {describe(namespace)} in {pool.root}"
+            print(f"disclosure: {created}", file=sys.stderr)
 
 
 def describe(namespace: Namespace) -> str:
