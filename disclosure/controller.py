@@ -28,7 +28,7 @@ from types import TracebackType
 from typing import Any
 
 from analyzers import DisclosureLevel, QueryAnalysis, QueryComplexityAnalyzer
-from disclosure.pipeline.budget import AdaptiveBudget, Usage
+from disclosure.pipeline.budget import AdaptiveBudget, Usage, usage_summary
 from disclosure.pipeline.caches import DisclosureCaches
 from disclosure.pipeline.compose import Composer
 from disclosure.pipeline.expansion import decide
@@ -309,7 +309,7 @@ class DisclosureController:
         return report
 
     def stats(self) -> dict[str, Any]:
-        """Counts per tier, pending embeddings, disk, caches and the learned budgets."""
+        """Counts per tier, pending embeddings, disk, caches, learned budgets, replies per level."""
         self._check_open()
         factors = {
             level.value: {"learned": model is not None, "observations": n}
@@ -322,6 +322,7 @@ class DisclosureController:
             "store": asdict(self.store.stats()),
             "caches": self.caches.stats(),
             "budget": factors,
+            "usage": usage_summary(self.budget),
             "full_history_tokens": self.store.total_line_tokens(),
         }
 

@@ -21,6 +21,7 @@ from disclosure.cli import (
     profiles,
     query,
     serve,
+    service,
     stats,
     tokens,
 )
@@ -29,7 +30,7 @@ from tiers.errors import DisclosureError
 
 __all__ = ["COMMANDS", "EXIT_ERROR", "EXIT_USAGE", "UsageError", "build_parser", "main"]
 
-COMMANDS = (demo, ingest, query, stats, forget, serve, profiles, tokens, evaluate)
+COMMANDS = (demo, ingest, query, stats, forget, serve, service, profiles, tokens, evaluate)
 EXIT_ERROR = 1
 EXIT_USAGE = 2
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from disclosure.cli.common import add_store_options, open_store
+from disclosure.cli.common import add_store_options, open_memory
 from tiers.errors import InvalidInputError
 
 
@@ -21,19 +21,30 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 def _forget(args: argparse.Namespace) -> int:
     if not args.ids and args.session is None:
         raise InvalidInputError("forget needs --id ID (repeatable) or --session SESSION")
-    with open_store(args) as (controller, namespace):
-        ids = [m.id for m in controller.store.get(args.ids)]
-        if args.session is not None:
-            ids += controller.store.ids_in_session(args.session)
-        targets = list(dict.fromkeys(ids))
-        if not targets:
-            print(f"nothing to forget in {namespace}: no such memories")
-            return 0
-        question = f"forget {len(targets)} memories from {namespace}? [y/N] "
+    with open_memory(args) as (memory, namespace, service):
+        store = getattr(memory, "store", None)
+        if store is not None:  # a store opened here: say how many before asking
+            ids = [m.id for m in store.get(args.ids)]
+            if args.session is not None:
+                ids += store.ids_in_session(args.session)
+            targets = list(dict.fromkeys(ids))
+            if not targets:
+                print(f"nothing to forget in {namespace}: no such memories")
+                return 0
+            what = f"{len(targets)} memories"
+        else:
+            named = [f"id {i}" for i in args.ids]
+            if args.session is not None:
+                named.append(f"session {args.session}")
+            what = ", ".join(named) + f" (through the service at {service})"
+        question = f"forget {what} from {namespace}? [y/N] "
         if not args.yes and not _confirmed(question):
             print("disclosure: not confirmed; nothing forgotten", file=sys.stderr)
             return 1
-        report = controller.forget(ids=args.ids or None, session_id=args.session)
+        report = memory.forget(ids=args.ids or None, session_id=args.session)
+    if not report.count:
+        print(f"nothing to forget in {namespace}: no such memories")
+        return 0
     sessions = ", ".join(report.sessions) or "-"
     print(f"forgot {report.count} memories (sessions: {sessions}) from {namespace}")
     return 0
