@@ -71,13 +71,29 @@ def root(tmp_path: Path) -> Iterator[Path]:
     stop_service(home, timeout=20)  # whatever a test started
 
 
-@pytest.fixture
-def service(root: Path, lean: Path) -> ServiceInfo:
-    done = cli("service", "start", "--root", str(root), "--profile", str(lean))
+def start(root: Path, profile: Path) -> ServiceInfo:
+    done = cli("service", "start", "--root", str(root), "--profile", str(profile))
     assert done.returncode == 0, done.stderr
     info = find_service(root)
     assert info is not None
     return info
+
+
+@pytest.fixture
+def service(root: Path, lean: Path) -> ServiceInfo:
+    return start(root, lean)
+
+
+@pytest.fixture(scope="module")
+def shared(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, Path, ServiceInfo]]:
+    """One service for the tests that only use it (each in a namespace of its own)."""
+    base = tmp_path_factory.mktemp("shared")
+    lean = base / "lean.yaml"
+    lean.write_text(LEAN, encoding="utf-8")
+    root = base / "root"
+    info = start(root, lean)
+    yield root, lean, info
+    stop_service(root, timeout=20)
 
 
 def ended(pid: int, wait: float = 10.0) -> bool:
@@ -123,8 +139,9 @@ def test_start_status_stop(root: Path, service: ServiceInfo) -> None:
     assert cli("service", "status", "--root", str(root)).returncode == 3
 
 
-def test_the_token_is_required(service: ServiceInfo) -> None:
+def test_the_token_is_required(shared: tuple[Path, Path, ServiceInfo]) -> None:
     """The service answers nobody without its token: a wrong one is a ServiceError."""
+    _, _, service = shared
     with (
         MemoryClient(service.url, api_key="x" * 40) as client,
         pytest.raises(ServiceError) as caught,
@@ -158,10 +175,11 @@ def test_a_stale_service_file_is_replaced_never_trusted(root: Path, lean: Path) 
 
 
 def test_the_store_commands_go_through_the_running_service(
-    root: Path, service: ServiceInfo, tmp_path: Path
+    shared: tuple[Path, Path, ServiceInfo],
 ) -> None:
     """While the service holds the stores, ingest, query, show, stats and forget work from
     other processes (no "in use" error) and see each other's writes."""
+    root, _, service = shared
     scope = ["--root", str(root), "--user", "dana"]
     done = cli("ingest", str(SAMPLE), *scope)
     assert done.returncode == 0, done.stderr
@@ -184,8 +202,9 @@ def test_the_store_commands_go_through_the_running_service(
     assert "Traceback" not in missing.stderr
 
 
-def test_the_client_has_the_controllers_surface(root: Path, service: ServiceInfo) -> None:
+def test_the_client_has_the_controllers_surface(shared: tuple[Path, Path, ServiceInfo]) -> None:
     """ingest, disclose, feedback, show, forget and stats, with the library's types and errors."""
+    root, _, service = shared
     with MemoryClient.for_root(root, namespace={"user": "erin"}) as memory:
         report = memory.ingest(
             [
@@ -226,13 +245,14 @@ def test_the_client_has_the_controllers_surface(root: Path, service: ServiceInfo
 
 
 def test_a_pool_on_a_served_root_hands_out_the_service(
-    root: Path, lean: Path, service: ServiceInfo
+    shared: tuple[Path, Path, ServiceInfo],
 ) -> None:
     """ControllerPool.memory gives the service's client; a direct lease says who owns it."""
-    with MemoryClient.for_root(root, namespace={"user": "erin"}) as client:
-        client.ingest([{"id": "e1", "content": "Erin parks in bay 12."}])
+    root, lean, _ = shared
+    with MemoryClient.for_root(root, namespace={"user": "fay"}) as client:
+        client.ingest([{"id": "f1", "content": "Fay parks in bay 12."}])
     with ControllerPool(lean, root=root) as pool:
-        erin = pool.namespace(user="erin")
+        erin = pool.namespace(user="fay")
         with pool.memory(erin) as memory:
             assert isinstance(memory, MemoryClient)
             assert memory.stats()["store"]["cold"] == 1
