@@ -4,6 +4,7 @@ the memory of a namespace, through the root's running service when there is one.
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -11,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from disclosure.namespaces import HOME_VARIABLE, NAMESPACE_PARTS, Namespace, default_home
+from tiers.errors import InvalidInputError
 
 if TYPE_CHECKING:
     from disclosure.controller import DisclosureController
@@ -55,11 +57,19 @@ def namespace_of(pool: ControllerPool, args: argparse.Namespace) -> Namespace:
 
 
 @contextmanager
-def open_store(args: argparse.Namespace) -> Iterator[tuple[DisclosureController, Namespace]]:
-    """The controller of the namespace the options name (closed afterwards)."""
+def open_store(
+    args: argparse.Namespace, *, create: bool = True
+) -> Iterator[tuple[DisclosureController, Namespace]]:
+    """The controller of the namespace the options name (closed afterwards). ``create``
+    False (reads): a namespace nothing was written to is an error, and nothing is created."""
     with pool_of(args, max_open=1) as pool:
         namespace = namespace_of(pool, args)
-        with pool.lease(namespace) as controller:
+        if not create and not pool.exists(namespace):
+            raise InvalidInputError(
+                f"nothing is stored for {namespace} under {pool.root} (check --data-dir and the "
+                "namespace options; a namespace is created by its first ingest)"
+            )
+        with pool.writing(namespace) as controller:
             yield controller, namespace
 
 
@@ -92,16 +102,18 @@ class MemoryApi(Protocol):
 
 
 @contextmanager
-def open_memory(args: argparse.Namespace) -> Iterator[tuple[MemoryApi, Namespace, str | None]]:
+def open_memory(
+    args: argparse.Namespace, *, create: bool = True
+) -> Iterator[tuple[MemoryApi, Namespace, str | None]]:
     """The memory of the namespace the options name, the namespace, and the service's address:
     the running service of the root when there is one (nothing heavy is loaded then), else the
-    store opened here (address None; closed afterwards)."""
+    store opened here (address None; closed afterwards; ``create`` as for :func:`open_store`)."""
     from disclosure.service import find_service, service_disabled
 
     root = root_of(args)
     info = None if service_disabled() else find_service(root)
     if info is None:
-        with open_store(args) as (controller, namespace):
+        with open_store(args, create=create) as (controller, namespace):
             yield controller, namespace, None
         return
     from disclosure.client import MemoryClient
@@ -116,3 +128,13 @@ def open_memory(args: argparse.Namespace) -> Iterator[tuple[MemoryApi, Namespace
     namespace = Namespace(tuple((k, v) for k, v in given.items() if v is not None))
     with MemoryClient(info.url, api_key=info.token, namespace=given) as client:
         yield client, namespace, info.url
+
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def terminal_safe(text: str) -> str:
+    """``text`` without control characters (ANSI escapes, bidi overrides) that a terminal
+    would obey: stored memories are data, they must not move the cursor or recolour the
+    screen. Newlines and tabs stay."""
+    return _CONTROL.sub("", text)

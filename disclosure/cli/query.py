@@ -7,7 +7,7 @@ import json
 import sys
 from datetime import datetime
 
-from disclosure.cli.common import add_store_options, open_memory
+from disclosure.cli.common import add_store_options, open_memory, terminal_safe
 
 # DisclosureLevel's values (a test keeps them equal): naming them here spares every command the
 # analyzer's import
@@ -40,7 +40,7 @@ def _query(args: argparse.Namespace) -> int:
         "budget": args.budget,
         "context_window": args.context_window,
     }
-    with open_memory(args) as (memory, namespace, service):
+    with open_memory(args, create=False) as (memory, namespace, service):
         if service is not None:  # the service's answer as it comes: nothing more to load
             data = memory.disclose_response(args.text, **options)  # type: ignore[attr-defined]
         else:
@@ -52,7 +52,7 @@ def _query(args: argparse.Namespace) -> int:
         print(json.dumps(data, indent=2, ensure_ascii=False))
         return 0
     if data["text"]:
-        print(data["text"])
+        print(terminal_safe(data["text"]))
     print(
         f"{data['level']} · {data['tokens_used']}/{data['budget']} tokens · {data['savings_line']}",
         file=sys.stderr,
@@ -61,6 +61,6 @@ def _query(args: argparse.Namespace) -> int:
 
 
 def _show(args: argparse.Namespace) -> int:
-    with open_memory(args) as (memory, _, _):
-        print(memory.show(args.ref))
+    with open_memory(args, create=False) as (memory, _, _):
+        print(terminal_safe(memory.show(args.ref)))
     return 0

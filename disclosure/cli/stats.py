@@ -23,7 +23,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 def _stats(args: argparse.Namespace) -> int:
     if args.all:
         return _list_namespaces(args)
-    with open_memory(args) as (memory, namespace, service):
+    with open_memory(args, create=False) as (memory, namespace, service):
         data = memory.stats()
     data["namespace"] = data.get("namespace") or namespace.as_dict()
     if service is not None:
