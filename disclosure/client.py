@@ -31,6 +31,7 @@ import httpx
 from tiers.errors import (
     CorruptDataError,
     DisclosureError,
+    DiskFullError,
     IncompatibleDataError,
     InvalidInputError,
     MemoryNotFoundError,
@@ -81,6 +82,8 @@ _ERRORS: dict[str, type[DisclosureError]] = {
     "tokenizer_error": TokenizerError,
     "incompatible_data": IncompatibleDataError,
     "corrupt_data": CorruptDataError,
+    "unknown_namespace": InvalidInputError,
+    "disk_full": DiskFullError,
     "storage_unavailable": StorageError,
     "unavailable": TierClosedError,
     "tier_unavailable": TierUnavailableError,
