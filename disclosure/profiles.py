@@ -21,6 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from analyzers import DisclosureLevel
 from analyzers.config import AnalyzerConfig
+from disclosure.consolidation.config import ConsolidationConfig
 from disclosure.service_config import IsolationConfig, MiddlewareConfig, ServiceConfig
 from formatters import FORMATTERS
 from formatters.config import CitationConfig, FormattingConfig, TokenConfig
@@ -208,6 +209,7 @@ class Profile(_Section):
     isolation: IsolationConfig = IsolationConfig()
     middleware: MiddlewareConfig = MiddlewareConfig()
     service: ServiceConfig = ServiceConfig()
+    consolidation: ConsolidationConfig = ConsolidationConfig()
 
     @model_validator(mode="after")
     def _every_level(self) -> Profile:

@@ -39,11 +39,13 @@ from disclosure.api.models import (
     TextResponse,
     TimelineRequest,
 )
+from disclosure.api.summaries import BackgroundConsolidation, add_routes
 from disclosure.mcp.workflow import search_index, timeline
 from disclosure.namespaces import MAX_PART_CHARS, NAMESPACE_PARTS, Namespace, default_home
 from disclosure.pool import ControllerPool
 from disclosure.profiles import Profile
 from disclosure.result import DisclosureResult
+from disclosure.viewer import install_viewer
 from tiers.base import Embedder
 from tiers.errors import InvalidInputError, MemoryValidationError, NamespaceError
 from tiers.memory import Memory
@@ -70,6 +72,7 @@ def create_app(
     pool: ControllerPool | None = None,
     api_keys: ApiKeys | Sequence[str] = (),
     embedder: Embedder | str | None = None,
+    results_dir: Path | None = None,
 ) -> FastAPI:
     """The HTTP API over a pool of namespaced controllers (made from ``profile`` and ``root``
     unless ``pool`` is given; a pool made here is closed when the app shuts down)."""
@@ -77,9 +80,13 @@ def create_app(
     controllers = pool or ControllerPool(profile, root=root or default_home(), embedder=embedder)
     keys = api_keys if isinstance(api_keys, ApiKeys) else ApiKeys(api_keys)
 
+    background = BackgroundConsolidation(controllers)
+
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        background.start()
         yield
+        background.stop()
         if owned:
             controllers.close()
 
@@ -88,10 +95,13 @@ def create_app(
         version=__version__,
         description="How much past memory an LLM sees for each query, in the cheapest form.",
         lifespan=lifespan,
+        docs_url=None,  # the viewer serves an offline /docs (Swagger UI would load from a CDN)
+        redoc_url=None,
     )
     install(app)
     app.add_middleware(BodyLimit, max_bytes=controllers.profile.service.max_body_bytes)
     app.state.pool = controllers
+    app.state.consolidation = background
 
     @app.get("/health", response_model=HealthResponse, tags=["service"])
     def health() -> HealthResponse:
@@ -104,6 +114,7 @@ def create_app(
         )
 
     app.include_router(_routes(controllers, keys))
+    install_viewer(app, controllers, keys, results_dir=results_dir)
     return app
 
 
@@ -115,6 +126,7 @@ def _routes(pool: ControllerPool, keys: ApiKeys) -> APIRouter:
     results = RecentResults(limits.results_kept, limits.results_ttl_seconds)
     _write_routes(router, pool, results)
     _read_routes(router, pool, results)
+    add_routes(router, pool, _namespace_dependency(pool))
     return router
 
 

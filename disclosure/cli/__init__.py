@@ -14,6 +14,7 @@ from collections.abc import Sequence
 
 from disclosure._version import __version__
 from disclosure.cli import (
+    consolidate,
     demo,
     evaluate,
     forget,
@@ -29,7 +30,7 @@ from tiers.errors import DisclosureError
 
 __all__ = ["COMMANDS", "EXIT_ERROR", "EXIT_USAGE", "UsageError", "build_parser", "main"]
 
-COMMANDS = (demo, ingest, query, stats, forget, serve, profiles, tokens, evaluate)
+COMMANDS = (demo, ingest, query, stats, forget, consolidate, serve, profiles, tokens, evaluate)
 EXIT_ERROR = 1
 EXIT_USAGE = 2
 
