@@ -85,7 +85,9 @@ class SummarizerConfig(_Section):
 class ServeConfig(_Section):
     """Whether disclosure shows summaries: at ``levels`` (comprehensive by default), up to
     ``max_share`` of the budget goes to an overview of the ``max_summaries`` best-matching
-    topic summaries (their short paragraphs, with their sources' citations), before the detail."""
+    topic summaries (their short paragraphs, with their sources' citations), before the detail.
+    In an index (the viewer's search), a consolidated session with at least ``collapse_min``
+    hits shows as its summary line, with the hits' citations, instead of one line per turn."""
 
     enabled: bool = False
     levels: tuple[Literal["minimal", "standard", "detailed", "comprehensive"], ...] = (
@@ -94,6 +96,7 @@ class ServeConfig(_Section):
     max_summaries: int = Field(default=3, ge=1)
     max_share: float = Field(default=0.3, gt=0.0, le=1.0)
     min_score: float = Field(default=0.05, ge=0.0)
+    collapse_min: int = Field(default=3, ge=2)
 
 
 class ConsolidationConfig(_Section):

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
+from typing import Protocol, TypeVar
 
 from disclosure.consolidation.config import ConsolidationConfig
 from disclosure.consolidation.consolidator import ConsolidationReport, Consolidator
@@ -29,6 +30,24 @@ class Overview:
     text: str
     tokens: int
     summaries: tuple[str, ...]
+
+
+class Hit(Protocol):
+    """An index line of a search: the session it belongs to is all collapsing needs."""
+
+    @property
+    def session_id(self) -> str: ...
+
+
+H = TypeVar("H", bound=Hit)
+
+
+@dataclass(frozen=True)
+class CollapsedSession:
+    """Several hits of one consolidated session, shown as the session's summary line."""
+
+    summary: Summary
+    hits: tuple[Hit, ...] = field(default_factory=tuple)
 
 
 class Consolidation:
@@ -101,6 +120,28 @@ class Consolidation:
             return None
         text = "\n".join(lines) + "\n\n"
         return Overview(text, counter(text), tuple(used))
+
+    def collapse(self, hits: Sequence[H]) -> list[H | CollapsedSession]:
+        """``hits`` in order, where a consolidated session has ``collapse_min`` or more of them
+        shown once, as its session summary (at its best hit's place) with those hits."""
+        by_session: dict[str, list[H]] = {}
+        for hit in hits:
+            by_session.setdefault(hit.session_id, []).append(hit)
+        lines: dict[str, Summary] = {}
+        for session, found in by_session.items():
+            if len(found) >= self.config.serve.collapse_min:
+                summaries = self.of_session(session)
+                if summaries and summaries[0].kind == "session":
+                    lines[session] = summaries[0]
+        out: list[H | CollapsedSession] = []
+        for hit in hits:
+            if hit.session_id not in lines:
+                out.append(hit)
+            elif hit is by_session[hit.session_id][0]:  # the session's best hit: its place
+                out.append(
+                    CollapsedSession(lines[hit.session_id], tuple(by_session[hit.session_id]))
+                )
+        return out
 
     def stats(self) -> dict[str, int]:
         return {**self.summaries.count(), "waiting": self.consolidator.waiting()}

@@ -8,8 +8,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
+from disclosure.consolidation.service import CollapsedSession
 from disclosure.consolidation.store import Summary
-from disclosure.mcp.workflow import search_index
+from disclosure.mcp.workflow import IndexEntry, search_index
 from disclosure.viewer.html import badge, line_chart, qs, search_form, table
 
 if TYPE_CHECKING:
@@ -87,16 +88,31 @@ def search(controller: DisclosureController, query: str, ns: Ns) -> str:
     if not query.strip():
         return form
     entries = search_index(controller, query, limit=20)
-    rows = [
-        (
-            badge(e.citation, ns),
-            f"{e.score:.2f}",
-            escape(e.tier),
-            escape(e.session_id),
-            escape(e.summary),
+    rows = []
+    for entry in controller.consolidation.collapse(entries):
+        if isinstance(entry, CollapsedSession):
+            cites = " ".join(badge(h.citation, ns) for h in entry.hits if isinstance(h, IndexEntry))
+            line = f"{len(entry.hits)} matches in this session: {entry.summary.index_line}"
+            link = f"/ui/session/{quote(entry.summary.session_id, safe='')}{qs(ns)}"
+            rows.append(
+                (
+                    cites,
+                    "",
+                    "summary",
+                    f'<a href="{escape(link)}">{escape(entry.summary.session_id)}</a>',
+                    escape(line),
+                )
+            )
+            continue
+        rows.append(
+            (
+                badge(entry.citation, ns),
+                f"{entry.score:.2f}",
+                escape(entry.tier),
+                escape(entry.session_id),
+                escape(entry.summary),
+            )
         )
-        for e in entries
-    ]
     hits = controller.search_summaries(query, k=5)
     summaries = "".join(summary_block(h.summary, controller, ns) for h in hits)
     found = table(("citation", "score", "tier", "session", "index line"), rows, raw=True)

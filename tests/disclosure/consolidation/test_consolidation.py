@@ -172,3 +172,23 @@ def test_comprehensive_queries_get_the_overview_first_within_the_budget(tmp_path
         assert result.tokens_used == controller.counter(result.text) <= result.budget
         small = controller.disclose("everything about the offsite", level="standard")
         assert not small.text.startswith("## Overview")  # only the levels the profile names
+
+
+def test_an_index_shows_a_consolidated_sessions_line_instead_of_many_turns(
+    controller: DisclosureController,
+) -> None:
+    from disclosure.consolidation.service import CollapsedSession
+    from disclosure.mcp.workflow import search_index
+
+    controller.consolidate(include_working_set=True)
+    entries = search_index(controller, "Postgres migration database offsite revenue", limit=10)
+    assert len([e for e in entries if e.session_id == "s1"]) >= 3
+    shown = controller.consolidation.collapse(entries)
+    collapsed = [s for s in shown if isinstance(s, CollapsedSession)]
+    assert len(collapsed) == 1 and collapsed[0].summary.kind == "session"
+    assert collapsed[0].summary.session_id == "s1"
+    assert {h.session_id for h in collapsed[0].hits} == {"s1"}
+    rest = [s for s in shown if not isinstance(s, CollapsedSession)]
+    assert all(e.session_id != "s1" for e in rest) and len(shown) == len(entries) - len(
+        collapsed[0].hits
+    ) + 1
