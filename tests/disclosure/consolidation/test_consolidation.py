@@ -189,6 +189,7 @@ def test_an_index_shows_a_consolidated_sessions_line_instead_of_many_turns(
     assert collapsed[0].summary.session_id == "s1"
     assert {h.session_id for h in collapsed[0].hits} == {"s1"}
     rest = [s for s in shown if not isinstance(s, CollapsedSession)]
-    assert all(e.session_id != "s1" for e in rest) and len(shown) == len(entries) - len(
-        collapsed[0].hits
-    ) + 1
+    assert (
+        all(e.session_id != "s1" for e in rest)
+        and len(shown) == len(entries) - len(collapsed[0].hits) + 1
+    )
