@@ -161,7 +161,7 @@ def _write_routes(router: APIRouter, pool: ControllerPool, results: RecentResult
                 f"within {limits.results_ttl_seconds:g} s)",
             )
         with pool.lease(ns) as controller:
-            report = controller.feedback(result, body.reply)
+            report = controller.feedback(result, body.reply, session_id=body.session_id)
         return FeedbackResponse(
             used=list(report.used),
             cited=list(report.cited),

@@ -46,12 +46,16 @@ def test_consolidate_summaries_and_citations_routes(tmp_path: Path) -> None:
             json={"query": "Lisbon offsite?", "level": "detailed", "now": now},
         ).json()
         cite = disclosed["items"][0]["citation"]
-        body = {"disclosure_id": disclosed["disclosure_id"], "reply": f"Lisbon [{cite}]."}
+        body = {
+            "disclosure_id": disclosed["disclosure_id"],
+            "reply": f"Lisbon [{cite}].",
+            "session_id": "chat-7",
+        }
         assert client.post("/v1/feedback?user=dana", json=body).is_success
         top = client.get("/v1/citations?user=dana&top=5").json()["citations"]
         assert top[0]["citation"] == cite and top[0]["cited"] == 1
         uses = client.get(f"/v1/citations/{cite}?user=dana").json()["uses"]
-        assert uses[0]["query"] == "Lisbon offsite?"
+        assert (uses[0]["query"], uses[0]["session_id"]) == ("Lisbon offsite?", "chat-7")
         assert client.get("/v1/citations/mem:zzzzzz?user=dana").status_code == 404
         assert client.get("/v1/citations?user=dana&top=0").status_code == 422
 
