@@ -29,16 +29,17 @@ class GroupingConfig(_Section):
     far is a weighted mean of four signals in [0, 1] (``topic``: shared informative words with
     the topic's last ``window`` memories; ``time``: 1 within ``max_gap_seconds`` of the previous
     memory, then falling to 0 at twice that; ``files``: shared file paths; ``entities``: shared
-    entities). A memory whose continuity is below ``split_below`` starts a new topic once the
-    current one holds ``min_items``; no topic holds more than ``max_items``."""
+    entities; a memory naming no file or entity leaves that signal out). A memory whose
+    continuity is below ``split_below`` starts a new topic once the current one holds
+    ``min_items``; no topic holds more than ``max_items``."""
 
     topic: float = Field(default=1.0, ge=0.0)
-    time: float = Field(default=0.5, ge=0.0)
+    time: float = Field(default=0.25, ge=0.0)
     files: float = Field(default=0.5, ge=0.0)
     entities: float = Field(default=0.5, ge=0.0)
     window: int = Field(default=4, ge=1)
     max_gap_seconds: float = Field(default=1800.0, gt=0.0)
-    split_below: float = Field(default=0.12, ge=0.0, le=1.0)
+    split_below: float = Field(default=0.25, ge=0.0, le=1.0)
     min_items: int = Field(default=3, ge=1)
     max_items: int = Field(default=40, ge=2)
 

@@ -3,11 +3,11 @@
 Memories are walked in time order. Each one's continuity with the current topic is a weighted
 mean of four signals in [0, 1] (weights from the profile's ``consolidation.grouping``):
 
-- topic: the share of its informative words (stemmed, stopwords dropped) found among the topic's
-  last few memories;
+- topic: the share of its informative words (stemmed; stopwords and chat filler dropped) found
+  among the topic's last few memories;
 - time: 1 within ``max_gap_seconds`` of the previous memory, falling linearly to 0 at twice that;
-- files: the share of the file paths it names that the topic named already (neutral, 0.5, when
-  it names none);
+- files: the share of the file paths it names that the topic named already (a memory naming
+  none gives no evidence: the signal is left out of the mean);
 - entities: likewise for its entities.
 
 Below ``split_below`` (once the topic holds ``min_items``) it starts a new topic; a topic never
@@ -30,7 +30,14 @@ _FILE = re.compile(
     r"|\b[\w-]+\.(?:py|pyi|js|jsx|ts|tsx|go|rs|java|kt|c|h|cc|cpp|hpp|rb|php|cs|swift|md|rst|"
     r"yaml|yml|json|toml|ini|cfg|sql|sh|txt|html|css|lock)\b"
 )
-NEUTRAL = 0.5
+# Conversational filler: frequent in chat, says nothing about the topic (on top of stopwords).
+FILLER = frozenset(
+    """
+    yeah yes yep okay ok oh wow great good nice cool awesome amazing thanks thank really just
+    like know think sure glad hey hi hello haha lol sounds love lot much also well totally
+    definitely absolutely pretty super going get got make made things thing stuff
+    """.split()
+)
 
 
 def files_in(text: str) -> set[str]:
@@ -54,7 +61,7 @@ def split_topics(
     topics: list[_Topic] = []
     current = _Topic()
     for memory in ordered:
-        words = set(tokenizer.query(memory.content))
+        words = informative(memory.content, tokenizer)
         files = files_in(memory.content)
         entities = {e.lower() for e in memory.entities}
         if current.members and _starts_new(
@@ -82,14 +89,15 @@ def continuity(
 ) -> float:
     """How much a memory (its words, files, entities) continues a topic, in [0, 1]."""
     words, files, entities = memory
-    signals = (
+    signals = [
         (config.topic, _share(words, topic_words)),
         (config.time, _time(gap_seconds, config.max_gap_seconds)),
         (config.files, _share(files, topic_files)),
         (config.entities, _share(entities, topic_entities)),
-    )
-    total = sum(weight for weight, _ in signals)
-    return sum(weight * value for weight, value in signals) / total
+    ]
+    known = [(weight, value) for weight, value in signals if value is not None and weight > 0]
+    total = sum(weight for weight, _ in known)
+    return sum(weight * value for weight, value in known) / total if total else 1.0
 
 
 def _starts_new(
@@ -118,9 +126,9 @@ def _starts_new(
     return score < config.split_below
 
 
-def _share(items: set[str], seen: set[str]) -> float:
+def _share(items: set[str], seen: set[str]) -> float | None:
     if not items:
-        return NEUTRAL
+        return None
     return len(items & seen) / len(items)
 
 
@@ -138,9 +146,12 @@ def keywords(memories: Sequence[Memory], tokenizer: Tokenizer, n: int) -> list[s
     surface: dict[str, Counter[str]] = {}
     for memory in memories:
         seen: set[str] = set()
-        for word in re.findall(r"[^\W_][\w'-]*", memory.content):
+        for word in re.findall(r"[^\W_][\w-]*(?:'[a-z]+)?", memory.content):
+            lower = word.lower()
+            if len(word) < 3 or "'" in word or lower in tokenizer.stopwords or lower in FILLER:
+                continue
             stems = tokenizer.query(word)
-            if len(word) < 3 or not stems or word.lower() in tokenizer.stopwords:
+            if not stems:
                 continue
             stem = stems[0]
             frequency[stem] += 1
@@ -150,3 +161,20 @@ def keywords(memories: Sequence[Memory], tokenizer: Tokenizer, n: int) -> list[s
                 spread[stem] += 1
     ranked = sorted(frequency, key=lambda s: (-spread[s], -frequency[s], s))
     return [surface[s].most_common(1)[0][0] for s in ranked[:n]]
+
+
+def informative(text: str, tokenizer: Tokenizer) -> set[str]:
+    """The stems of ``text``'s informative words: stopwords and conversational filler dropped."""
+    fillers = _filler_stems(tokenizer)
+    return {w for w in tokenizer.query(text) if w not in fillers and len(w) > 1}
+
+
+_FILLER_STEMS: dict[Tokenizer, frozenset[str]] = {}
+
+
+def _filler_stems(tokenizer: Tokenizer) -> frozenset[str]:
+    found = _FILLER_STEMS.get(tokenizer)
+    if found is None:
+        found = frozenset(s for word in FILLER for s in tokenizer.query(word))
+        _FILLER_STEMS[tokenizer] = found
+    return found

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from disclosure.consolidation.config import DetailConfig, SummarizerConfig
-from disclosure.consolidation.grouping import keywords
+from disclosure.consolidation.grouping import informative, keywords
 from tiers.memory import Memory
 from tiers.text import Tokenizer
 
@@ -90,14 +90,15 @@ class Extractive:
         sentences = list(self._sentences(memories))
         spread: Counter[str] = Counter()
         for memory in memories:
-            spread.update(set(self.tokenizer.query(memory.content)))
+            spread.update(informative(memory.content, self.tokenizer))
         single = len(memories) == 1
 
         def centrality(s: _Sentence) -> float:
             shared = sum(spread[w] - (0 if single else 1) for w in s.words)
             return shared / math.sqrt(len(s.words))
 
-        return sorted(sentences, key=lambda s: (-centrality(s), s.order))
+        # a sentence saying something (3+ informative words) before a short exclamation
+        return sorted(sentences, key=lambda s: (len(s.words) < 3, -centrality(s), s.order))
 
     def full(self, memories: Sequence[Memory], citations: Mapping[str, str]) -> str:
         limit = self.detail.full_chars_per_source
@@ -115,7 +116,7 @@ class Extractive:
                 text = _flat(piece)
                 if len(text.split()) < MIN_SENTENCE_WORDS:
                     continue
-                words = frozenset(self.tokenizer.query(text))
+                words = frozenset(informative(text, self.tokenizer))
                 if words:
                     cut = _cut(text, MAX_SENTENCE_CHARS)
                     found.append(_Sentence(cut, memory, len(found), words))
