@@ -31,13 +31,12 @@ _FILE = re.compile(
     r"yaml|yml|json|toml|ini|cfg|sql|sh|txt|html|css|lock)\b"
 )
 # Conversational filler: frequent in chat, says nothing about the topic (on top of stopwords).
-FILLER = frozenset(
-    """
+_FILLER_WORDS = """
     yeah yes yep okay ok oh wow great good nice cool awesome amazing thanks thank really just
     like know think sure glad hey hi hello haha lol sounds love lot much also well totally
     definitely absolutely pretty super going get got make made things thing stuff
-    """.split()
-)
+"""
+FILLER = frozenset(_FILLER_WORDS.split())
 
 
 def files_in(text: str) -> set[str]:
