@@ -29,9 +29,8 @@ from typing import Any
 
 from analyzers import DisclosureLevel, QueryAnalysis, QueryComplexityAnalyzer
 from disclosure.citation_styles import restyle
-from disclosure.citation_usage import CitationCount, CitationLog, CitationUse
-from disclosure.consolidation.consolidator import ConsolidationReport
-from disclosure.consolidation.search import SummaryHit
+from disclosure.citation_usage import CitationLog
+from disclosure.consolidation.faces import LongTermMemory
 from disclosure.consolidation.service import Consolidation, with_overview
 from disclosure.consolidation.summarize import SummarizerFn
 from disclosure.pipeline.budget import AdaptiveBudget, Usage
@@ -62,7 +61,7 @@ MAX_QUERY_CHARS = 20_000
 _NO_EMBEDDER = "none"
 
 
-class DisclosureController:
+class DisclosureController(LongTermMemory):
     """Progressive disclosure over a tiered memory store. Thread-safe; a context manager."""
 
     def __init__(
@@ -172,32 +171,6 @@ class DisclosureController:
         self.consolidation.forgotten(report.ids, report.sessions)
         self.citation_log.forget(report.ids)
         return report
-
-    def consolidate(
-        self, *, include_working_set: bool = False, now: datetime | None = None
-    ) -> ConsolidationReport:
-        """Consolidate the memories that left the working set (``include_working_set``: all)
-        into summaries by session and topic. Idempotent."""
-        self._check_open()
-        return self.consolidation.run(include_working_set=include_working_set, now=now)
-
-    def search_summaries(self, query: str, *, k: int = 10) -> list[SummaryHit]:
-        """The consolidated topic summaries that best match ``query``; each lists its sources."""
-        self._check_open()
-        return self.consolidation.search(_check_query(query), k)
-
-    def citations(self, *, top: int = 10) -> list[CitationCount]:
-        """The memories replies used most (``feedback`` records them)."""
-        self._check_open()
-        return self.citation_log.top(top)
-
-    def where_cited(self, id_or_citation: str, *, limit: int = 100) -> list[CitationUse]:
-        """Where a memory was used by replies: when, in which session, for which query."""
-        self._check_open()
-        memory = self._resolve(id_or_citation)
-        if memory is None:
-            raise MemoryNotFoundError(f"no memory has the id or citation {id_or_citation!r}")
-        return self.citation_log.where(memory.id, limit)
 
     # -- disclosing ---------------------------------------------------------------------------
 
@@ -315,10 +288,14 @@ class DisclosureController:
         )
 
     def show(self, id_or_citation: str) -> str:
-        """One memory in full detail, with its neighbours' citations (``mem:a7Bc3x`` or an id)."""
+        """One memory in full detail, with its neighbours' citations (``mem:a7Bc3x`` or an id);
+        a summary's id (``sum:...``, ``ses:...``) shows the summary at its three levels."""
         self._check_open()
         memory = self._resolve(id_or_citation)
         if memory is None:
+            summary = self.consolidation.get(id_or_citation.strip().strip("[]"))
+            if summary is not None:  # a consolidated summary is citable too: its three levels
+                return f"{summary.index_line}\n\n{summary.paragraph}\n\n{summary.full_text}"
             raise MemoryNotFoundError(f"no memory has the id or citation {id_or_citation!r}")
         return self.caches.detail(
             memory.id, memory.session_id, self._detail_style, lambda: self.composer.detail(memory)

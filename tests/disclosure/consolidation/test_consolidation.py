@@ -157,6 +157,10 @@ def test_summaries_are_searchable_and_lead_to_their_sources(
         "m7",
     ]
     assert controller.search_summaries("zebra crossing") == []
+    shown = controller.show(f"[{hits[0].summary.id}]")
+    assert shown.startswith(hits[0].summary.index_line) and shown.endswith(
+        hits[0].summary.full_text
+    )
 
 
 def test_comprehensive_queries_get_the_overview_first_within_the_budget(tmp_path: Path) -> None:
