@@ -4,9 +4,13 @@ Pages are rendered on the server; the only assets are a stylesheet and a small s
 this package (``static/``), so nothing loads from the internet. Authentication and namespaces
 are the API's: with API keys configured, a page needs the key (``X-API-Key``, a bearer token,
 or the cookie ``/login`` sets); the namespace parts go in the query string (``?user=dana``).
-Forgetting asks for confirmation on its own page before it does anything.
+Forgetting asks for confirmation on its own page, whose signed token the forget must carry (so
+another site cannot make a browser forget on the user's behalf).
 """
 
+import hashlib
+import hmac
+import secrets
 from collections.abc import Callable
 from html import escape
 from pathlib import Path
@@ -36,6 +40,7 @@ def install_viewer(
     """Add the viewer's pages, its static assets and the offline API docs to ``app``."""
     router = APIRouter(include_in_schema=False)
     results = results_dir or Path("results")
+    secret = secrets.token_bytes(32)  # signs the forget confirmations this process hands out
 
     @router.get("/static/{name}")
     def static(name: str) -> Response:
@@ -129,7 +134,7 @@ def install_viewer(
         "/ui/stats": lambda r: with_controller(r, "Stats", views.stats),
         "/ui/citations": lambda r: with_controller(r, "Popular citations", views.citations),
         "/ui/eval": lambda r: page("Latest evaluation report", views.latest_report(results)),
-        "/ui/forget": lambda r: _confirm_forget(pool, r),
+        "/ui/forget": lambda r: _confirm_forget(pool, r, secret),
     }
     for path, render in routes.items():
         router.add_api_route(
@@ -143,7 +148,8 @@ def install_viewer(
         form = await _form(request)
         ns = _namespace(pool, request, form)
         parts = _parts(ns)
-        if form.get("confirm") != "yes" or not form.get("id"):
+        token = _token(secret, ns, form.get("id", ""))
+        if form.get("confirm") != token or not form.get("id"):
             return _html(
                 page("Not forgotten", "<p>Forgetting needs the confirmation.</p>", ns=parts), 400
             )
@@ -175,7 +181,14 @@ def _bind(handler: Callable[..., Response], path: str) -> Callable[..., Response
     return chosen[names[0]] if names else plain
 
 
-def _confirm_forget(pool: ControllerPool, request: Request) -> str | Response:
+def _token(secret: bytes, ns: Namespace, memory_id: str) -> str:
+    """The confirmation a forget must carry: only this process's confirmation page has it, so
+    another site cannot make a browser forget on the user's behalf."""
+    message = f"{ns.key}\x1f{memory_id}".encode()
+    return hmac.new(secret, message, hashlib.sha256).hexdigest()
+
+
+def _confirm_forget(pool: ControllerPool, request: Request, secret: bytes) -> str | Response:
     ns = _namespace(pool, request)
     parts = _parts(ns)
     memory_id = request.query_params.get("id", "")
@@ -192,7 +205,7 @@ def _confirm_forget(pool: ControllerPool, request: Request) -> str | Response:
         f"<pre>{escape(found.content[:600])}</pre>"
         '<form method=post action="/ui/forget" data-confirm="Forget this memory for good?">'
         f'{hidden}<input type=hidden name=id value="{escape(found.id)}">'
-        "<input type=hidden name=confirm value=yes>"
+        f'<input type=hidden name=confirm value="{_token(secret, ns, found.id)}">'
         "<button class=danger type=submit>Yes, forget it</button></form>"
     )
     return page("Forget a memory?", body, ns=parts)

@@ -100,7 +100,12 @@ def test_the_viewer_takes_the_apis_keys_and_serves_docs_offline(tmp_path: Path) 
         assert client.post("/ui/forget?user=dana", data={"id": "m1"}).status_code == 400
         confirm = client.get("/ui/forget?user=dana&id=m1")
         assert "Forget a memory?" in confirm.text
-        done = client.post("/ui/forget?user=dana", data={"id": "m1", "confirm": "yes"})
+        forged = client.post("/ui/forget?user=dana", data={"id": "m1", "confirm": "yes"})
+        assert forged.status_code == 400  # only the confirmation page's token forgets
+        token = confirm.text.split('name=confirm value="', 1)[1].split('"', 1)[0]
+        other = client.post("/ui/forget?user=dana", data={"id": "m2", "confirm": token})
+        assert other.status_code == 400  # a token confirms one memory only
+        done = client.post("/ui/forget?user=dana", data={"id": "m1", "confirm": token})
         assert "Forgot 1 memory" in done.text
         assert client.get("/ui/memory/m1?user=dana").status_code == 404
         assert client.get("/static/../../etc/passwd").status_code == 404
