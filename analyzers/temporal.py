@@ -234,9 +234,31 @@ def _grammar(text: str, now: datetime) -> list[TimeMatch]:
         for m in pattern.finditer(text):
             if kind == "month" and _modal_may(m):
                 continue
+            if kind == "weekday" and _weekday_as_attribute(m, text):
+                continue
             span = _RESOLVERS[kind](m.groupdict(), now)
             found.append(TimeMatch(m.start(), m.end(), kind, m.group(), span))
+    if any(t.kind in ("ago", "past", "date", "month") for t in found):
+        # "the Wednesday two months ago": the counted phrase places it; a bare weekday alone
+        # would point at the last one
+        found = [t for t in found if t.kind != "weekday" or _has_mark(t.phrase)]
     return found
+
+
+_TIMES_OF_DAY = frozenset({"morning", "afternoon", "evening", "night", "noon", "lunch", "at"})
+
+
+def _weekday_as_attribute(m: re.Match[str], text: str) -> bool:
+    """A bare weekday that names a kind of thing, not a day: "the Sunday mass", "my Sunday
+    group rides". Marked ones ("last Sunday", "on Sunday") and "Sunday morning" are days."""
+    if m.groupdict().get("mark") or m.groupdict().get("kwd"):
+        return False
+    after = re.match(r"\s+([a-z]+)", text[m.end() :])
+    return after is not None and after.group(1) not in _TIMES_OF_DAY
+
+
+def _has_mark(text: str) -> bool:
+    return re.match(rf"(?:{_WEEKDAY_MARKS})\s", text, re.IGNORECASE) is not None
 
 
 def _hints(text: str) -> dict[str, bool]:

@@ -147,7 +147,11 @@ class DisclosureController(LongTermMemory):
     def ingest(self, memories: Iterable[Memory | Mapping[str, Any]]) -> IngestReport:
         """Store memories (Memory objects or mappings of their fields) in every tier."""
         self._check_open()
-        prepared, private = prepare(memories, self.profile.analyzer)
+        prepared, private = prepare(
+            memories,
+            self.profile.analyzer,
+            max_content_chars=self.profile.tiers.ingest.max_content_chars,
+        )
         report = self.store.ingest(prepared)
         if report.ids:
             changed = {m.id: m for m in prepared}
@@ -167,7 +171,7 @@ class DisclosureController(LongTermMemory):
         if ids is None and session_id is None:
             raise InvalidInputError("forget needs ids=[...] or session_id=...")
         report = self.store.forget(list(ids or ()), session_id=session_id)
-        self.caches.invalidate(ids=report.ids, sessions=report.sessions)
+        self.caches.erase(report.ids, report.sessions)
         self.consolidation.forgotten(report.ids, report.sessions)
         self.citation_log.forget(report.ids)
         return report
@@ -229,7 +233,7 @@ class DisclosureController(LongTermMemory):
                 explicit=[m.id for m in explicit],
                 requested=self._requested(analysis, turns),
             )
-            items = self.composer.render_items(explicit, candidates, expansion.layers)
+            items = self.composer.render_items(explicit, candidates, expansion.layers, query=query)
         full = self.store.total_line_tokens()  # one reading: the savings line and the field agree
         with trace.stage("render"):
             overview = None

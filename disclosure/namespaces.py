@@ -37,6 +37,7 @@ HOME_VARIABLE = "TIERED_DISCLOSURE_HOME"
 _SLUG_CHARS = 20
 _HASH_CHARS = 32
 _FORBIDDEN_CATEGORIES = {"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"}
+_REPLACEMENT = "\ufffd"  # what a lenient decoder leaves of invalid bytes: never a real name
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,7 +90,14 @@ def _problem(value: str) -> str | None:
         return "is a path component"
     if "/" in value or "\\" in value:
         return "contains a path separator"
-    bad = next((ch for ch in value if unicodedata.category(ch) in _FORBIDDEN_CATEGORIES), None)
+    bad = next(
+        (
+            ch
+            for ch in value
+            if unicodedata.category(ch) in _FORBIDDEN_CATEGORIES or ch == _REPLACEMENT
+        ),
+        None,
+    )
     if bad is not None:
         return f"contains the character U+{ord(bad):04X}"
     return None
@@ -185,6 +193,7 @@ def _write_atomically(path: Path, text: str) -> None:
 __all__ = [
     "DEFAULT_PART",
     "HOME_VARIABLE",
+    "MARKER_FILE",
     "NAMESPACE_PARTS",
     "Namespace",
     "check_part",

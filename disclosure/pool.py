@@ -9,6 +9,7 @@ open one is leased the pool runs over its bound until leases return. Thread-safe
 from __future__ import annotations
 
 import logging
+import shutil
 import threading
 from collections import OrderedDict
 from collections.abc import Iterator, Mapping
@@ -18,7 +19,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING
 
-from disclosure.namespaces import Namespace, claim_dir, make_namespace
+from disclosure.namespaces import MARKER_FILE, Namespace, claim_dir, make_namespace, namespace_dir
 from disclosure.profiles import Profile, load_profile
 from tiers.base import Embedder
 from tiers.errors import InvalidInputError
@@ -65,6 +66,14 @@ class ControllerPool:
         """The namespace these parts name under the profile's isolation (validated)."""
         return make_namespace(self.profile.isolation, {**(parts or {}), **named})
 
+    def exists(self, namespace: Namespace) -> bool:
+        """Whether anything was ever written to ``namespace`` (its directory is claimed)."""
+        with self._lock:
+            entry = self._entries.get(namespace.key)
+            if entry is not None and entry.controller is not None:
+                return True
+        return (namespace_dir(self.root, namespace) / MARKER_FILE).is_file()
+
     @contextmanager
     def lease(self, namespace: Namespace) -> Iterator[DisclosureController]:
         """The namespace's controller, kept open (and unevictable) for the ``with`` block."""
@@ -73,6 +82,19 @@ class ControllerPool:
             yield controller
         finally:
             self.release(namespace)
+
+    @contextmanager
+    def writing(self, namespace: Namespace) -> Iterator[DisclosureController]:
+        """Like :meth:`lease`, for a write that may create the namespace: if it creates it and
+        the write fails, the new directory is removed again (a failed write creates nothing)."""
+        existed = self.exists(namespace)
+        try:
+            with self.lease(namespace) as controller:
+                yield controller
+        except BaseException:
+            if not existed:
+                self._discard(namespace)
+            raise
 
     def acquire(self, namespace: Namespace) -> DisclosureController:
         """Open (or reuse) ``namespace``'s controller; pair with :meth:`release`."""
@@ -154,6 +176,26 @@ class ControllerPool:
         finally:
             entry.ready.set()
         self._evict()
+
+    def _discard(self, namespace: Namespace) -> None:
+        """Close and delete a namespace this pool just created, if it is unused and empty."""
+        with self._lock:
+            entry = self._entries.get(namespace.key)
+            if entry is not None and (entry.leases > 0 or entry.controller is None):
+                return
+            if entry is not None:
+                del self._entries[namespace.key]
+        try:
+            if entry is not None and entry.controller is not None:
+                if entry.controller.store.count() > 0:
+                    with self._lock:  # someone else wrote to it meanwhile: keep it
+                        self._entries.setdefault(namespace.key, entry)
+                    return
+                entry.controller.close()
+            shutil.rmtree(namespace_dir(self.root, namespace), ignore_errors=True)
+            log.info("removed namespace %s again: its first write failed", namespace)
+        except Exception as exc:  # the write's own error matters more
+            log.warning("could not remove the new namespace %s: %s", namespace, exc)
 
     def _drop_lease(self, key: str, entry: _Entry) -> None:
         with self._lock:

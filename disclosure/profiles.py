@@ -12,9 +12,10 @@ load with one message naming the file, the path inside it and the reason::
 from __future__ import annotations
 
 import importlib.resources
+import math
 from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
@@ -22,6 +23,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from analyzers import DisclosureLevel
 from analyzers.config import AnalyzerConfig
 from disclosure.consolidation.config import ConsolidationConfig
+from disclosure.pipeline.ranking import FEATURES
+from disclosure.safe_yaml import load_yaml
 from disclosure.service_config import IsolationConfig, MiddlewareConfig, ServiceConfig
 from formatters import FORMATTERS
 from formatters.config import CitationConfig, FormattingConfig, TokenConfig
@@ -64,16 +67,23 @@ class LevelConfig(_Section):
 
 
 def _default_levels() -> dict[DisclosureLevel, LevelConfig]:
-    # The original small level table: few items, summaries below the detailed level.
+    # Every level searches every tier (the archive's BM25 too, so an exact id or number is
+    # found at any level) and shows whole memories; levels differ in how many candidates they
+    # weigh and how many tokens they may spend.
     rows = {
-        DisclosureLevel.MINIMAL: (2, 0, False, "summary_only", 200),
-        DisclosureLevel.STANDARD: (5, 2, False, "summary_with_entities", 500),
-        DisclosureLevel.DETAILED: (5, 4, False, "full_content", 1500),
-        DisclosureLevel.COMPREHENSIVE: (5, 6, True, "full_with_context", 3000),
+        DisclosureLevel.MINIMAL: (3, 50, 50, "full_content", 600),
+        DisclosureLevel.STANDARD: (5, 100, 100, "full_content", 2000),
+        DisclosureLevel.DETAILED: (5, 100, 100, "full_content", 3000),
+        DisclosureLevel.COMPREHENSIVE: (5, 150, 150, "full_with_context", 4000),
     }
     return {
         level: LevelConfig(
-            hot_items=hot, warm_items=warm, cold_search=cold, formatter=fmt, max_tokens=tokens
+            hot_items=hot,
+            warm_items=warm,
+            cold_search=True,
+            cold_items=cold,
+            formatter=fmt,
+            max_tokens=tokens,
         )
         for level, (hot, warm, cold, fmt, tokens) in rows.items()
     }
@@ -95,7 +105,7 @@ class BudgetLearningConfig(_Section):
 class BudgetConfig(_Section):
     """Token budget bounds, and the share of the model's context window kept for its reply."""
 
-    default: int = Field(default=1000, gt=0)
+    default: int = Field(default=1600, gt=0)
     min: int = Field(default=100, gt=0)
     max: int = Field(default=4000, gt=0)
     context_window: int = Field(default=16_384, gt=0)
@@ -122,11 +132,33 @@ class ExpansionConfig(_Section):
     clear_winner_gap: float = Field(default=0.10, ge=0.0, le=1.0)
     ambiguity: float = Field(default=0.80, ge=0.0, le=1.0)
     max_auto_expansions: int = Field(default=3, ge=0)
-    timeline_window: int = Field(default=3, ge=0)
+    timeline_window: int = Field(default=1, ge=0)
 
 
 def _default_weights() -> dict[str, float]:
     return {"hot": 1.0, "active": 0.5, "warm": 1.0, "cold": 1.0}
+
+
+# The ranking model's weights (``fusion.learned``), fitted on two kinds of history and checked
+# across them by ``python -m benchmarks.fit_ranker``; ``bias`` is the intercept.
+LEARNED_WEIGHTS: dict[str, float] = {
+    "bias": -2.065,
+    "lexical": 1.746,
+    "vector": -0.248,
+    "lexical_rank": 0.503,
+    "vector_rank": 0.657,
+    "session": 1.627,
+    "named_speaker": 0.589,
+    "other_speaker": -2.929,
+    "assistant_unasked": -2.598,
+    "assistant_asked": -0.39,
+    "in_time_range": 1.582,
+    "recent": 0.027,
+}
+
+
+def _learned_weights() -> dict[str, float]:
+    return dict(LEARNED_WEIGHTS)
 
 
 class FusionConfig(_Section):
@@ -145,12 +177,27 @@ class FusionConfig(_Section):
     ``entity_boost`` favours memories that name what the query names (files, symbols, ids,
     tickets, URLs): a memory naming a share s of the query's entities is multiplied by
     ``1 + entity_boost x s``.
+
+    ``method``: ``learned`` (the default) ranks by a model of the chance that a memory answers
+    the query, from the lists' scores and ranks, the session, who spoke and when
+    (``disclosure.pipeline.ranking``; its weights are ``learned``, a feature left out weighs 0);
+    ``rrf`` is reciprocal rank fusion with ``weights``, ``rrf_k`` and the session boost. The
+    participant prior and the entity boost apply to both. ``token_cost``: candidates are packed
+    by their chance of use per token raised to this power (0: by chance alone; 1: per token), so
+    one long memory does not crowd out several short ones that are as likely to answer.
+    ``min_chance``: with ``learned``, candidates the model gives a lower chance are not
+    disclosed, so a small history is not handed over whole when little of it bears on the query
+    (applied when both the vector and the BM25 lists answered).
     """
 
+    method: Literal["learned", "rrf"] = "learned"
+    learned: dict[str, float] = Field(default_factory=_learned_weights)
+    token_cost: float = Field(default=0.5, ge=0.0, le=2.0)
+    min_chance: float = Field(default=0.003, ge=0.0, lt=1.0)
     rrf_k: int = Field(default=60, ge=0)
     weights: dict[str, float] = Field(default_factory=_default_weights)
     participant_prior: float = Field(default=1.0, gt=0.0, le=1.0)
-    strip_participants: bool = False
+    strip_participants: bool = True
     session_boost: float = Field(default=0.0, ge=0.0, le=10.0)
     session_boost_top: int = Field(default=10, ge=1)
     entity_boost: float = Field(default=0.0, ge=0.0, le=10.0)
@@ -164,6 +211,17 @@ class FusionConfig(_Section):
         if any(weight < 0 for weight in value.values()):
             raise ValueError("weights must not be negative")
         return {**_default_weights(), **value}
+
+    @field_validator("learned")
+    @classmethod
+    def _known_features(cls, value: dict[str, float]) -> dict[str, float]:
+        valid = ("bias", *FEATURES)
+        unknown = sorted(set(value) - set(valid))
+        if unknown:
+            raise ValueError(f"unknown feature {unknown[0]!r}; valid: {', '.join(sorted(valid))}")
+        if not all(math.isfinite(weight) for weight in value.values()):
+            raise ValueError("weights must be finite numbers")
+        return {name: value.get(name, 0.0) for name in valid}
 
 
 class FeedbackConfig(_Section):
@@ -281,7 +339,7 @@ def _resolve(source: str | Path, *, relative_to: Path | None) -> Path:
 
 def _read_yaml(path: Path) -> dict[str, Any]:
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        data = load_yaml(path) or {}
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark
         where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark else ""

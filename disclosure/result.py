@@ -28,6 +28,10 @@ class DisclosedItem(BaseModel):
     rank: int | None = None
     relative: float | None = None
     tiers: tuple[str, ...] = ()
+    # A long memory shown as its excerpt about the query: ``omitted_tokens`` of its content were
+    # left out (``show`` gives it whole).
+    excerpt: bool = False
+    omitted_tokens: int = Field(default=0, ge=0)
 
 
 class DisclosureResult(BaseModel):

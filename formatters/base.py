@@ -57,6 +57,8 @@ class RenderItem:
     any order (formatters sort them by time), duplicates and the hit itself are ignored. They are
     shown when ``layer`` is timeline or detail, and ignored at the index layer.
     ``neighbour_citations`` is empty (citations off) or holds one citation per neighbour.
+    ``omitted_tokens``: the memory's content is an excerpt (the controller cut a long memory to
+    the part the query is about), leaving this many tokens of it out; formatters show it as it is.
     """
 
     memory: Memory
@@ -66,6 +68,7 @@ class RenderItem:
     layer: Layer = Layer.INDEX
     neighbours: tuple[Memory, ...] = ()
     neighbour_citations: tuple[str, ...] = ()
+    omitted_tokens: int = 0
 
     def __post_init__(self) -> None:
         if not isinstance(self.memory, Memory):

@@ -16,7 +16,7 @@ name                        how items read
 ``json``                    a JSON array, one object per item
 ==========================  =====================================================================
 
-The first five read chronologically under one date header per session and day; ``index``,
+The first five read chronologically under one date header per day; ``index``,
 ``detail`` and ``json`` keep the controller's priority order.
 """
 

@@ -1,9 +1,10 @@
-"""Formatters that lay memories out in time: one header per session and day, one line per memory.
+"""Formatters that lay memories out in time: one header per day, one line per memory.
 
 Whatever order the controller ranks items in (that order decides what gets in), the text reads
-chronologically: a ``## 10 Mar 2026 (2d ago)`` header per session and day, then one line per
-memory, ``[mem:a7Bc3x] Dana: ...``. Sharing the date keeps the per-item overhead to the citation
-and the speaker. A memory brought by several items (a neighbour of two hits) is shown once.
+chronologically: a ``## 10 Mar 2026 (2d ago)`` header per day (printed once, whichever sessions
+its lines come from), then one line per memory, ``[mem:a7Bc3x] Dana: ...``. Sharing the date
+keeps the per-item overhead to the citation and the speaker. A memory brought by several items
+(a neighbour of two hits) is shown once.
 
 The four level formatters (minimal to comprehensive) and the timeline differ only in what a
 line shows:
@@ -52,7 +53,7 @@ _SUMMARY_GAIN = 1.25  # show the summary only when the content is this much long
 
 
 class ChronologicalFormatter(LayoutFormatter):
-    """Lines grouped by session and day, in time order; subclasses set what a line shows."""
+    """Lines grouped by day, in time order; subclasses set what a line shows."""
 
     name = "chronological"
     content_floor = False
@@ -191,7 +192,7 @@ class ChronologicalFormatter(LayoutFormatter):
 
     def _section(self, memory: Memory, ctx: Context) -> Section:
         day = memory.timestamp.date()
-        return Section(key=(memory.session_id, day), sort=(day,), head=self._head(day, ctx))
+        return Section(key=(day,), sort=(day,), head=self._head(day, ctx))
 
     @staticmethod
     def _head(day: date, ctx: Context) -> str:

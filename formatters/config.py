@@ -32,6 +32,8 @@ class FormattingConfig(_Section):
     """How disclosed memories read: the wrapper around the context and per-item limits.
 
     Every built-in formatter takes these options (``formatter.configure(options)``).
+    ``excerpt_tokens`` is read by the controller, not the formatters: a memory whose line is
+    longer is disclosed at the index layer as its excerpt about the query (0: always whole).
     """
 
     header: Literal["full", "compact", "none"] = "compact"
@@ -39,6 +41,7 @@ class FormattingConfig(_Section):
     relative_ages: bool = True
     preview_chars: int = Field(default=200, ge=0)
     max_item_tokens: int = Field(default=0, ge=0)
+    excerpt_tokens: int = Field(default=400, ge=0)
     max_entities: int = Field(default=3, ge=0)
     meta_chars: int = Field(default=160, ge=0)
     min_cut_tokens: int = Field(default=8, ge=1)

@@ -33,6 +33,7 @@ import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
 
+from formatters.injection_hidden import hidden_payloads, tag_text, without_tags
 from formatters.injection_rules import (
     BADGE_QUERY,
     DEFANG_BRACKETS,
@@ -41,6 +42,15 @@ from formatters.injection_rules import (
     MARKER_RULES,
     PHRASE_RULES,
     Rule,
+)
+from formatters.injection_shapes import (
+    GATES,
+    LOOKALIKES,
+    MIXED_SCRIPT_RULE,
+    SECOND_PERSON,
+    SHAPE_MARKERS,
+    SHAPE_RULES,
+    TOOL_IDENTIFIER_RULE,
 )
 
 __all__ = [
@@ -134,10 +144,14 @@ _TRIGGER = re.compile(
     r"[<\[{]|!\[|#|\]\(|ignor|disregard|forget|overrid|overwrit|bypass|instruc|system|prompt|"
     r"jailbreak|mode|now\b|act\s+as|pretend|reveal|assistant|model|send|upload|tell|user|task|"
     r"note|rule|attention|follow|pwn|anweisung|vergiss|oubli|consigne|olvid|istruzion|dimentica|"
-    r"\bai\b|\bllm|END\s+OF|"
+    r"\bai\b|\bllm|END\s+OF|print|repeat|output|call|invoke|pretend|imagine|role-?play|game|"
+    r"character|authori[sz]|approved|developer|admin|directive|decode|guideline|restriction|"
+    r"limit|everything|above|agent|\bbot|\brole\b|[A-Za-z0-9+/_-]{20}|execut|function|tool|"
+    r"permission|granted|secretly|quietly|silently|policy|claude|gpt|gemini|copilot|\byou|"
     r"[^\x00-\x7f]|\b(?:\w[ .\-_*]){3}\w\b|[a-z][0134579@$!|]+[a-z]",
     re.IGNORECASE,
 )
+_HIDDEN_DEPTH = 2  # an encoding inside an encoding is decoded once more, no further
 _FLAG_THRESHOLD = 1.0
 _QUOTED_CAP = 0.5  # markers quoted in Markdown code never flag a text on their own
 _EXCERPT_CHARS = 80
@@ -173,31 +187,82 @@ def _neutralize(text: str) -> tuple[str, tuple[Finding, ...]]:
     findings = _scan(text)
     if not is_flagged(findings):
         return text, ()
-    return _defang(_ZERO_WIDTH.sub("", text)), findings
+    return _defang(without_tags(_ZERO_WIDTH.sub("", text))), findings
 
 
 @lru_cache(maxsize=8192)
 def _scan(text: str) -> tuple[Finding, ...]:
+    return _scan_at(text, 0)
+
+
+def _scan_at(text: str, depth: int) -> tuple[Finding, ...]:
     if not text or not _TRIGGER.search(text):
         return ()
     bare = _ZERO_WIDTH.sub("", text)
-    findings = [*_marker_findings(bare), *_marker_findings(unicodedata.normalize("NFKC", bare))]
+    nfkc = unicodedata.normalize("NFKC", bare)
+    findings = [*_marker_findings(bare), *_marker_findings(nfkc)]
     folded = _fold(bare)
     findings += [
-        _finding(rule, m.group(0)) for rule in PHRASE_RULES for m in rule.pattern.finditer(folded)
+        _finding(rule, m.group(0))
+        for rule in (*PHRASE_RULES, *SHAPE_RULES)
+        if _gate_open(rule.name, folded)
+        for m in rule.pattern.finditer(folded)
     ]
-    findings += [
-        _finding(FOREIGN_RULE, m.group(0))
-        for m in FOREIGN_RULE.pattern.finditer(unicodedata.normalize("NFKC", bare).lower())
-    ]
+    lower = nfkc.lower()
+    findings += [_finding(FOREIGN_RULE, m.group(0)) for m in FOREIGN_RULE.pattern.finditer(lower)]
+    findings += [_finding(MIXED_SCRIPT_RULE, m.group(0)) for m in _mixed_words(lower)]
+    findings += [_finding(TOOL_IDENTIFIER_RULE, m.group(0)) for m in _tool_orders(lower)]
+    if depth < _HIDDEN_DEPTH:
+        findings += _hidden_findings(bare, depth)
     unique = {(f.rule, f.excerpt.lower()): f for f in findings}
     return tuple(sorted(unique.values(), key=lambda f: (-f.weight, f.rule, f.excerpt)))
+
+
+def _gate_open(name: str, folded: str) -> bool:
+    words = GATES.get(name)
+    return words is None or any(word in folded for word in words)
+
+
+def _tool_orders(lower: str) -> list[re.Match[str]]:
+    return list(TOOL_IDENTIFIER_RULE.pattern.finditer(lower)) if "_" in lower else []
+
+
+def _mixed_words(lower: str) -> list[re.Match[str]]:
+    if lower.isascii():
+        return []
+    return list(MIXED_SCRIPT_RULE.pattern.finditer(lower))[:3]
+
+
+def _hidden_findings(text: str, depth: int) -> list[Finding]:
+    """Findings in what the text hides (see :mod:`formatters.injection_hidden`): invisible tag
+    characters flag on their own; a comment or an encoded run adds weight when what it hides
+    is itself suspicious."""
+    found: list[Finding] = []
+    invisible = tag_text(text)
+    if invisible.strip():
+        found.append(Finding("hidden", "invisible-tag-characters", invisible[:_EXCERPT_CHARS], 1.0))
+    for how, payload in hidden_payloads(text):
+        if how == "reference-link":
+            inner: tuple[Finding, ...] = tuple(_marker_findings(payload))
+        else:
+            inner = _scan_at(payload, depth + 1)
+        if how != "reference-link" and SECOND_PERSON.search(payload):
+            inner += (_finding(_ADDRESSED_RULE, payload),)  # hidden text that speaks to "you"
+        if not any(not f.quoted for f in inner):
+            continue
+        found += [Finding(f.kind, f"{how}:{f.rule}", f.excerpt, f.weight, f.quoted) for f in inner]
+        found.append(_finding(_HIDDEN_RULE, payload, weight=0.5))
+    return found
+
+
+_HIDDEN_RULE = Rule("hidden", "hidden-suspicious-text", re.compile("$^"))
+_ADDRESSED_RULE = Rule("hidden", "hidden-text-addresses-you", re.compile("$^"), weight=0.5)
 
 
 def _marker_findings(text: str) -> list[Finding]:
     quoted_spans = [m.span() for m in _CODE.finditer(text)] if "`" in text or "~~~" in text else []
     found = []
-    for rule in MARKER_RULES:
+    for rule in (*MARKER_RULES, *SHAPE_MARKERS):
         for match in rule.pattern.finditer(text):
             quoted = any(start <= match.start() < end for start, end in quoted_spans)
             weight = rule.weight * (0.25 if quoted else 1.0)
@@ -216,7 +281,7 @@ def _finding(
 
 def _fold(text: str) -> str:
     """A lower-case view that undoes common obfuscation (only for matching, never shown)."""
-    view = unicodedata.normalize("NFKC", text).lower().translate(_CONFUSABLES)
+    view = unicodedata.normalize("NFKC", text).lower().translate(_CONFUSABLES).translate(LOOKALIKES)
     view = _LEET_WORD.sub(_unleet, view)
     view = _LETTER_SPACED.sub(lambda m: re.sub(r"[ .\-_*]", "", m.group(0)), view)
     return " ".join(view.replace("_", " ").split())

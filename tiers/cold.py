@@ -26,6 +26,7 @@ from typing import Any, Literal
 from tiers.bm25 import normalise
 from tiers.citations import MAX_CODE_LENGTH, assign_citation
 from tiers.config import ColdConfig
+from tiers.erasure import truncate_wal
 from tiers.errors import InvalidInputError, MemoryNotFoundError, StorageError, TierClosedError
 from tiers.fts5 import Fts5Engine
 from tiers.history import history_line
@@ -250,7 +251,20 @@ class ColdArchive:
 
     def forget(self, ids: Sequence[str]) -> int:
         with self.transaction() as txn:
-            return sum(txn.delete(i) is not None for i in dict.fromkeys(ids))
+            removed = sum(txn.delete(i) is not None for i in dict.fromkeys(ids))
+        self.erase()
+        return removed
+
+    def erase(self) -> None:
+        """After deleting: no byte of the deleted rows left in the file or its WAL.
+
+        Freed cells are zeroed as they go (``secure_delete``); this merges the lexical index
+        and truncates the WAL (see :mod:`tiers.erasure`)."""
+        with self._lock:
+            conn = self._connection()
+            with translate_errors(self.path):
+                self._engine.purge(conn)
+                truncate_wal(conn, self.path)
 
     def count_line(self, memory: Memory) -> int | None:
         counter = self._line_counter
@@ -369,6 +383,19 @@ class ColdArchive:
                 f"SELECT id, citation FROM memories WHERE id IN ({marks})", tuple(chunk)
             ):
                 out[str(memory_id)] = str(code)
+        return out
+
+    def line_tokens(self, ids: Sequence[str]) -> dict[str, int]:
+        """Each known id's history-line token count (ids never counted are left out)."""
+        out: dict[str, int] = {}
+        for chunk in _chunks(list(dict.fromkeys(ids))):
+            marks = ",".join("?" * len(chunk))
+            for memory_id, tokens in self._all(
+                f"SELECT id, line_tokens FROM memories WHERE id IN ({marks})"
+                " AND line_tokens IS NOT NULL",
+                tuple(chunk),
+            ):
+                out[str(memory_id)] = int(tokens)
         return out
 
     def resolve_citation(self, code: str) -> str | None:

@@ -59,7 +59,11 @@ class WarmConfig(_Section):
 
     ``context: previous`` embeds each memory's ``speaker: content`` line after the line of the
     turn before it in its session (contextual vectors: a reply is found by its question's topic);
-    ``none`` embeds the content alone. Changing it needs a rebuild of the warm index.
+    ``line`` embeds the ``speaker: content`` line alone, ``none`` the content alone. Changing it
+    needs a rebuild of the warm index.
+    ``context_chars``: the turn before is cut to its first this many characters, so a long
+    previous turn (an assistant's answer) cannot fill the embedder's window and push out the
+    memory's own words; 0 keeps it whole.
     """
 
     backend: Literal["embedded", "server"] = "embedded"
@@ -78,7 +82,8 @@ class WarmConfig(_Section):
     write_batch_size: int = Field(default=1000, gt=0)
     query_cache_size: int = Field(default=256, ge=0)
     timeout_seconds: float = Field(default=30.0, gt=0)
-    context: Literal["previous", "none"] = "previous"
+    context: Literal["previous", "line", "none"] = "previous"
+    context_chars: int = Field(default=300, ge=0)
 
 
 class ColdConfig(_Section):

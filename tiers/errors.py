@@ -17,6 +17,7 @@ this library::
     +-- StorageError (OSError)             the data directory cannot be used as asked
     |   +-- IncompatibleDataError          written by an incompatible version of this library
     |   +-- CorruptDataError               a damaged database or index file
+    |   +-- DiskFullError                  no space left: nothing was written, retry once there is
     +-- TierUnavailableError (RuntimeError) a tier's backend (embedder, Chroma server) failed
     |   +-- TierClosedError                a tier or store used after close()
     +-- DatasetError (ValueError)          evaluation data that cannot be read or repaired
@@ -90,6 +91,22 @@ class IncompatibleDataError(StorageError):
 
 class CorruptDataError(StorageError):
     """A database or index file is damaged."""
+
+
+class DiskFullError(StorageError):
+    """No space left on the data directory's disk; the write was not made."""
+
+
+def is_disk_full(exc: BaseException) -> bool:
+    """Whether ``exc`` (an OSError or an SQLite error) says the disk is full."""
+    import errno
+
+    if isinstance(exc, DiskFullError):
+        return True
+    if isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT):
+        return True
+    text = str(exc).lower()
+    return "disk is full" in text or "no space left" in text
 
 
 class TierUnavailableError(DisclosureError, RuntimeError):

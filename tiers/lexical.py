@@ -47,6 +47,10 @@ class LexicalEngine(Protocol):
         """After that transaction committed."""
         ...
 
+    def purge(self, conn: sqlite3.Connection) -> None:
+        """After a deletion: leave no deleted term in the file (outside a transaction)."""
+        ...
+
     def search(
         self, conn: sqlite3.Connection, terms: Sequence[str], k: int, n_docs: int
     ) -> tuple[list[tuple[int, float]], float]:
@@ -79,6 +83,9 @@ class RankBm25Engine:
 
     def stage(self, conn: sqlite3.Connection, changes: Sequence[Change]) -> None:
         return None
+
+    def purge(self, conn: sqlite3.Connection) -> None:
+        return None  # nothing of the index is on disk
 
     def committed(self, changes: Sequence[Change]) -> None:
         if self._index is None:

@@ -24,6 +24,9 @@ from tiers.errors import InvalidInputError, MemoryValidationError, describe_vali
 
 MAX_ID_LENGTH = 256
 MAX_SUMMARY_CHARS = 100
+MAX_ENTITIES = 1000
+MAX_METADATA_DEPTH = 32
+MAX_METADATA_ITEMS = 10_000
 PARSED_CACHE_SIZE = 8192  # parsed records kept by from_json (the same JSON comes back often)
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
@@ -88,6 +91,13 @@ class Memory(BaseModel):
             raise ValueError("must not be empty")
         return value
 
+    @field_validator("id", "session_id", "content", "speaker", "summary")
+    @classmethod
+    def _check_unicode(cls, value: str | None) -> str | None:
+        if value is not None:
+            _valid_unicode(value)
+        return value
+
     @field_validator("timestamp")
     @classmethod
     def _aware(cls, value: datetime) -> datetime:
@@ -104,7 +114,10 @@ class Memory(BaseModel):
     @classmethod
     def _clean_entities(cls, value: tuple[str, ...]) -> tuple[str, ...]:
         seen: dict[str, None] = {}
+        if len(value) > MAX_ENTITIES:
+            raise ValueError(f"has {len(value)} entities; the limit is {MAX_ENTITIES}")
         for entity in value:
+            _valid_unicode(entity)
             text = entity.strip()
             if text:
                 seen.setdefault(text)
@@ -124,6 +137,7 @@ class Memory(BaseModel):
             return {}
         if not isinstance(value, dict):
             raise ValueError("must be a mapping of JSON-serialisable values")
+        _check_shape(value)
         try:
             text = json.dumps(value, allow_nan=False, sort_keys=True)
         except (TypeError, ValueError) as exc:
@@ -153,6 +167,36 @@ class Memory(BaseModel):
         if memory.metadata:
             return memory.model_copy(update={"metadata": copy.deepcopy(memory.metadata)})
         return memory
+
+
+def _valid_unicode(text: str) -> None:
+    """Lone surrogates (valid JSON escapes, invalid Unicode) cannot be stored or tokenised."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ValueError("must be valid Unicode (no lone surrogates)") from None
+
+
+def _check_shape(value: Any) -> None:
+    """Metadata within :data:`MAX_METADATA_DEPTH` levels and :data:`MAX_METADATA_ITEMS` values,
+    every string valid Unicode; walked without recursion, so any depth is refused cleanly."""
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    seen = 0
+    while stack:
+        item, depth = stack.pop()
+        seen += 1
+        if seen > MAX_METADATA_ITEMS:
+            raise ValueError(f"has more than {MAX_METADATA_ITEMS} values")
+        if isinstance(item, str):
+            _valid_unicode(item)
+        elif isinstance(item, dict | list | tuple):
+            if depth > MAX_METADATA_DEPTH:
+                raise ValueError(f"nests deeper than {MAX_METADATA_DEPTH} levels")
+            if isinstance(item, dict):
+                stack.extend((k, depth) for k in item if isinstance(k, str))
+                stack.extend((v, depth + 1) for v in item.values())
+            else:
+                stack.extend((v, depth + 1) for v in item)
 
 
 def memories_of(

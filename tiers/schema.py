@@ -16,7 +16,13 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from tiers.errors import CorruptDataError, IncompatibleDataError, StorageError
+from tiers.errors import (
+    CorruptDataError,
+    DiskFullError,
+    IncompatibleDataError,
+    StorageError,
+    is_disk_full,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -89,6 +95,7 @@ def _configure(conn: sqlite3.Connection, path: Path, synchronous: str) -> None:
             raise StorageError(f"{path}: SQLite refused WAL mode (got {mode!r})")
         conn.execute(f"PRAGMA synchronous={'FULL' if synchronous == 'full' else 'NORMAL'}")
         conn.execute("PRAGMA foreign_keys=ON")
+        conn.execute("PRAGMA secure_delete=ON")  # forgotten text is zeroed, not just freed
 
 
 def _check_identity(conn: sqlite3.Connection, path: Path) -> None:
@@ -135,6 +142,10 @@ def translate_errors(path: Path) -> Iterator[None]:
     try:
         yield
     except sqlite3.DatabaseError as exc:
+        if is_disk_full(exc):
+            raise DiskFullError(
+                f"{path}: the disk is full; nothing was written. Free some space and retry"
+            ) from exc
         if isinstance(exc, sqlite3.OperationalError) and not _is_damage(exc):
             raise StorageError(f"{path}: {exc}") from exc
         raise CorruptDataError(

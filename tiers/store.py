@@ -30,7 +30,8 @@ from typing import Any, Literal
 from tiers.base import Embedder
 from tiers.cold import ArchiveTxn, ColdArchive, LineCounter, content_sha
 from tiers.config import TiersConfig
-from tiers.errors import InvalidInputError, TierClosedError
+from tiers.erasure import CHROMA_FILE
+from tiers.errors import CorruptDataError, InvalidInputError, TierClosedError
 from tiers.hot import HotTier
 from tiers.lifecycle import (
     DrainWorker,
@@ -44,7 +45,7 @@ from tiers.locking import DirectoryLock
 from tiers.memory import Memory, ScoredMemory, memories_of
 from tiers.outbox import Outbox, OutboxItem
 from tiers.reports import ForgetReport, IngestReport, StoreStats
-from tiers.schema import WARM_EVICTED
+from tiers.schema import ARCHIVE_FILE, WARM_EVICTED
 from tiers.text import Tokenizer
 
 logger = logging.getLogger(__name__)
@@ -84,6 +85,8 @@ class TieredStore:
         self.cold: ColdArchive | None = None
         self.warm: WarmIndex | None = None
         try:
+            if warm is None:  # a warm tier the caller built and passed in is the caller's
+                _refuse_orphaned_vectors(self.data_dir)
             self.cold = ColdArchive(
                 self.data_dir,
                 self.config.cold,
@@ -237,6 +240,8 @@ class TieredStore:
             removed = [m for m in (txn.delete(i) for i in targets) if m is not None]
             if self.warm is not None or self._archive.meta(_WARM_SEEN) is not None:
                 self.outbox.enqueue_deletes(txn, targets)  # a warm index may hold them
+        if removed:
+            self._archive.erase()
         self.hot.forget(targets)
         if requeued:
             self._after_write(requeued)
@@ -397,6 +402,11 @@ class TieredStore:
         self._check_open()
         return self._archive.resolve_citation(code)
 
+    def line_tokens(self, ids: Sequence[str]) -> dict[str, int]:
+        """Each memory's history-line token count, as the archive keeps it."""
+        self._check_open()
+        return self._archive.line_tokens(ids)
+
     def total_line_tokens(self) -> int:
         self._check_open()
         return self._archive.total_line_tokens()
@@ -464,6 +474,24 @@ class TieredStore:
     def _check_open(self) -> None:
         if self._closed:
             raise TierClosedError(f"{self.data_dir}: the store is closed")
+
+
+def _refuse_orphaned_vectors(data_dir: Path) -> None:
+    """An archive that is missing or empty beside a warm index is not a new store: it was
+    deleted or truncated, and opening it would silently serve an empty memory."""
+    archive = data_dir / ARCHIVE_FILE
+    vectors = data_dir / "warm" / CHROMA_FILE
+    if archive.is_file() and archive.stat().st_size > 0:
+        return
+    if not vectors.is_file() or vectors.stat().st_size == 0:
+        return
+    state = "empty" if archive.exists() else "missing"
+    raise CorruptDataError(
+        f"{data_dir}: the archive {ARCHIVE_FILE} is {state} but a warm index (vectors of stored "
+        f"memories) is there: restore {ARCHIVE_FILE} from a backup, or run `disclosure doctor "
+        f"--repair` to set the orphaned index aside (the archive is the source of truth; the "
+        f"vectors alone cannot bring the memories back)"
+    )
 
 
 def _latest_versions(memories: Sequence[Memory]) -> list[Memory]:

@@ -2,7 +2,10 @@
 
 ``tokenize`` NFKC-normalises and case-folds the text, then splits it into runs of letters and
 digits (any script; ``_`` and punctuation separate words, so ``billing/invoice_total.py`` gives
-``billing invoice total py``). Chinese and Japanese, written without spaces, become overlapping
+``billing invoice total py``), and adds every compound written without spaces as one more token
+(``billing/invoice_total.py``, ``192.168.0.1``; codes of letters and digits joined, so
+``QX-0042`` and ``QX0042`` meet as ``qx0042``): an exact code, version or path weighs as the rare
+token it is. Chinese and Japanese, written without spaces, become overlapping
 character bigrams. Documents keep every token; queries drop stopwords (unless nothing else is
 left) and repeated words, so the stopword list can change without a reindex.
 
@@ -28,9 +31,13 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal
 
-TOKENIZER_VERSION = 1
+TOKENIZER_VERSION = 2
 
 _WORD = re.compile(r"[^\W_]+")
+# Codes, versions, paths and hyphenated names written without spaces: QX-0042, v2.3.1,
+# billing/invoice_total.py, 192.168.0.1, data-residency. Each is also one token.
+_COMPOUND = re.compile(r"[^\W_]+(?:[-_./:@#][^\W_]+)+")
+_SEPARATORS = re.compile(r"[-_./:@#]")
 # Scripts written without spaces between words: Hiragana, Katakana, CJK ideographs.
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0002fa1f]+")
 
@@ -51,7 +58,9 @@ ENGLISH_STOPWORDS = frozenset(
 
 
 def tokenize(text: str) -> list[str]:
-    """Every token of ``text``, in order, repeats kept (what a document is indexed with)."""
+    """Every token of ``text``, in order, repeats kept (what a document is indexed with): its
+    words, then each compound written without spaces (``qx-0042``, ``v2.3.1``), whole, so an
+    exact code or path in a query meets the memory that has it."""
     folded = unicodedata.normalize("NFKC", text).casefold()
     tokens: list[str] = []
     for word in _WORD.findall(folded):
@@ -59,7 +68,16 @@ def tokenize(text: str) -> list[str]:
             tokens.append(word)
         else:
             tokens.extend(_split_cjk(word))
+    tokens.extend(_compound(c) for c in _COMPOUND.findall(folded) if _CJK.search(c) is None)
     return tokens
+
+
+def _compound(text: str) -> str:
+    """A code of letters and digits joins its parts (``qx-0042`` -> ``qx0042``, which is how
+    ``QX0042`` is written too); other compounds stay as written (``192.168.0.1``, paths)."""
+    if any(c.isdigit() for c in text) and any(c.isalpha() for c in text):
+        return _SEPARATORS.sub("", text)
+    return text
 
 
 def _split_cjk(word: str) -> list[str]:

@@ -11,10 +11,10 @@ metadata ``where`` filter (slow at scale).
 What is embedded (``tiers.warm.context``): with ``previous`` (the default) a memory's history
 line (``speaker: content``) preceded by the line of the turn before it in its session, given by
 the caller as ``contexts``; answers are often replies whose topic sits in the turn before. With
-``none``, the content alone. The collection's metadata records the embedder's ``name`` and
-dimension and the context mode; reopening with others raises :class:`IncompatibleDataError`.
-Adding re-embeds only memories whose embedded text changed. Use counts for least-used eviction
-live in :mod:`tiers.warm_usage`.
+``line``, the history line alone; with ``none``, the content alone. The collection's metadata
+records the embedder's ``name`` and dimension and the context mode; reopening with others
+raises :class:`IncompatibleDataError`. Adding re-embeds only memories whose embedded text
+changed. Use counts for least-used eviction live in :mod:`tiers.warm_usage`.
 """
 
 from __future__ import annotations
@@ -32,6 +32,7 @@ from tiers.base import Embedder
 from tiers.chroma_client import location, open_client, release_client
 from tiers.config import WarmConfig
 from tiers.embedders import QueryEmbeddingCache
+from tiers.erasure import erase_chroma
 from tiers.errors import (
     DisclosureError,
     IncompatibleDataError,
@@ -181,6 +182,11 @@ class WarmTier:
         if self.config.context == "none":
             return memory.content
         line = history_line(memory)
+        if self.config.context == "line":
+            return line
+        limit = self.config.context_chars
+        if context and limit and len(context) > limit:
+            context = context[:limit] + "…"
         return f"{context}\n{line}" if context else line
 
     def search(self, query: str, k: int) -> list[ScoredMemory]:
@@ -251,6 +257,8 @@ class WarmTier:
             present = self.contains(ids)
             self._delete(sorted(present))
             self._usage.removed(present)
+            if present and self.config.backend == "embedded" and self.path is not None:
+                erase_chroma(self.path, sorted(present))  # no byte of them left on disk
         return len(present)
 
     def count(self) -> int:

@@ -10,6 +10,16 @@ require("server", "the HTTP API")
 
 from disclosure.api.app import create_app  # noqa: E402
 from disclosure.api.errors import ERROR_CODES, ApiError  # noqa: E402
-from disclosure.api.guards import ApiKeys, RecentResults, load_api_keys  # noqa: E402
+from disclosure.api.guards import RecentResults  # noqa: E402
+from disclosure.api.keys import ApiKeys, Grant, hash_key, load_api_keys  # noqa: E402
 
-__all__ = ["ERROR_CODES", "ApiError", "ApiKeys", "RecentResults", "create_app", "load_api_keys"]
+__all__ = [
+    "ERROR_CODES",
+    "ApiError",
+    "ApiKeys",
+    "Grant",
+    "RecentResults",
+    "create_app",
+    "hash_key",
+    "load_api_keys",
+]

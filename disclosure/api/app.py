@@ -7,18 +7,22 @@ thread pool, and the controllers are thread-safe.
 """
 
 import inspect
-from collections.abc import AsyncIterator, Callable, Sequence
-from contextlib import asynccontextmanager
+import logging
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
+from contextlib import asynccontextmanager, contextmanager
 from dataclasses import asdict
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
+from urllib.parse import parse_qsl
 
 from fastapi import APIRouter, Depends, FastAPI, Query, Request, Security
 from fastapi.security import APIKeyHeader, HTTPAuthorizationCredentials, HTTPBearer
 
 from disclosure._version import __version__
 from disclosure.api.errors import ApiError, install
-from disclosure.api.guards import ApiKeys, BodyLimit, RecentResults
+from disclosure.api.guards import BodyLimit, RecentResults
+from disclosure.api.hosts import HostGuard
+from disclosure.api.keys import ApiKeys, Grant
 from disclosure.api.models import (
     MAX_REF_CHARS,
     DiscloseRequest,
@@ -40,6 +44,7 @@ from disclosure.api.models import (
     TimelineRequest,
 )
 from disclosure.api.summaries import BackgroundConsolidation, add_routes
+from disclosure.controller import DisclosureController
 from disclosure.mcp.workflow import search_index, timeline
 from disclosure.namespaces import MAX_PART_CHARS, NAMESPACE_PARTS, Namespace, default_home
 from disclosure.pool import ControllerPool
@@ -50,19 +55,27 @@ from tiers.base import Embedder
 from tiers.errors import InvalidInputError, MemoryValidationError, NamespaceError
 from tiers.memory import Memory
 
+if TYPE_CHECKING:
+    from disclosure.controller import DisclosureController
+
 _ERRORS: dict[int | str, dict[str, Any]] = {
     status: {"model": ErrorResponse, "description": text}
     for status, text in (
         (400, "unreadable body"),
+        (403, "refused: a Host or Origin this server does not serve, or a key without access"),
         (404, "not found"),
         (413, "request too large"),
         (422, "invalid request"),
         (503, "storage or tier unavailable"),
+        (507, "the server's disk is full"),
     )
 }
 _AUTH_ERRORS: dict[int | str, dict[str, Any]] = {
-    401: {"model": ErrorResponse, "description": "missing or wrong API key"}
+    401: {"model": ErrorResponse, "description": "missing or wrong API key"},
 }
+log = logging.getLogger(__name__)
+_Auth = Callable[..., Grant | None]
+_ANONYMOUS = Grant("anonymous")
 
 
 def create_app(
@@ -73,9 +86,14 @@ def create_app(
     api_keys: ApiKeys | Sequence[str] = (),
     embedder: Embedder | str | None = None,
     results_dir: Path | None = None,
+    allowed_hosts: Sequence[str] = (),
+    cors_origins: Sequence[str] = (),
 ) -> FastAPI:
     """The HTTP API over a pool of namespaced controllers (made from ``profile`` and ``root``
-    unless ``pool`` is given; a pool made here is closed when the app shuts down)."""
+    unless ``pool`` is given; a pool made here is closed when the app shuts down).
+
+    ``allowed_hosts``: Host names served besides the loopback ones (``*``: any);
+    ``cors_origins``: browser origins allowed to call it (see :mod:`disclosure.api.hosts`)."""
     owned = pool is None
     controllers = pool or ControllerPool(profile, root=root or default_home(), embedder=embedder)
     keys = api_keys if isinstance(api_keys, ApiKeys) else ApiKeys(api_keys)
@@ -100,6 +118,16 @@ def create_app(
     )
     install(app)
     app.add_middleware(BodyLimit, max_bytes=controllers.profile.service.max_body_bytes)
+    if cors_origins:
+        from fastapi.middleware.cors import CORSMiddleware
+
+        app.add_middleware(
+            CORSMiddleware,
+            allow_origins=list(cors_origins),
+            allow_methods=["GET", "POST"],
+            allow_headers=["Authorization", "Content-Type", "X-API-Key"],
+        )
+    app.add_middleware(HostGuard, allowed_hosts=allowed_hosts, cors_origins=cors_origins)
     app.state.pool = controllers
     app.state.consolidation = background
 
@@ -120,18 +148,25 @@ def create_app(
 
 def _routes(pool: ControllerPool, keys: ApiKeys) -> APIRouter:
     responses = {**_ERRORS, **(_AUTH_ERRORS if keys else {})}
-    guards = [Depends(_auth(keys))] if keys else []
-    router = APIRouter(prefix="/v1", dependencies=guards, responses=responses, tags=["memory"])
+    auth = _auth(keys)
+    router = APIRouter(prefix="/v1", responses=responses, tags=["memory"])
     limits = pool.profile.service
     results = RecentResults(limits.results_kept, limits.results_ttl_seconds)
-    _write_routes(router, pool, results)
-    _read_routes(router, pool, results)
-    add_routes(router, pool, _namespace_dependency(pool))
+    _write_routes(router, pool, results, auth)
+    _read_routes(router, pool, results, auth)
+    add_routes(
+        router,
+        pool,
+        read=_namespace_dependency(pool, auth, write=False),
+        write=_namespace_dependency(pool, auth, write=True),
+    )
     return router
 
 
-def _write_routes(router: APIRouter, pool: ControllerPool, results: RecentResults) -> None:
-    ns_type = Annotated[Namespace, Depends(_namespace_dependency(pool))]
+def _write_routes(
+    router: APIRouter, pool: ControllerPool, results: RecentResults, auth: _Auth
+) -> None:
+    ns_type = Annotated[Namespace, Depends(_namespace_dependency(pool, auth, write=True))]
     limits = pool.profile.service
 
     @router.post("/ingest", response_model=IngestResponse)
@@ -144,7 +179,7 @@ def _write_routes(router: APIRouter, pool: ControllerPool, results: RecentResult
                 f"{len(body.memories)} memories in one request; the limit is {limits.max_memories}",
             )
         memories = [_memory(i, m) for i, m in enumerate(body.memories)]
-        with pool.lease(ns) as controller:
+        with pool.writing(ns) as controller:
             report = controller.ingest(memories)
         return IngestResponse(**asdict(report))
 
@@ -173,7 +208,12 @@ def _write_routes(router: APIRouter, pool: ControllerPool, results: RecentResult
 
     @router.post("/forget", response_model=ForgetResponse)
     def forget(body: ForgetRequest, ns: ns_type) -> ForgetResponse:
-        """Remove memories by id and/or a whole session, everywhere."""
+        """Remove memories by id and/or a whole session, everywhere (their text is erased
+        from the namespace's files)."""
+        if body.ids is None and body.session_id is None:
+            raise InvalidInputError("forget needs ids=[...] or session_id=...")
+        if not pool.exists(ns):  # nothing stored: nothing to forget, and nothing to create
+            return ForgetResponse(count=0, ids=[], citations=[], sessions=[])
         with pool.lease(ns) as controller:
             report = controller.forget(ids=body.ids, session_id=body.session_id)
         return ForgetResponse(
@@ -184,8 +224,10 @@ def _write_routes(router: APIRouter, pool: ControllerPool, results: RecentResult
         )
 
 
-def _read_routes(router: APIRouter, pool: ControllerPool, results: RecentResults) -> None:
-    ns_type = Annotated[Namespace, Depends(_namespace_dependency(pool))]
+def _read_routes(
+    router: APIRouter, pool: ControllerPool, results: RecentResults, auth: _Auth
+) -> None:
+    ns_type = Annotated[Namespace, Depends(_namespace_dependency(pool, auth, write=False))]
     limits = pool.profile.service
 
     @router.post("/disclose", response_model=DiscloseResponse)
@@ -200,7 +242,7 @@ def _read_routes(router: APIRouter, pool: ControllerPool, results: RecentResults
             )
         history = [h if isinstance(h, str) else h.model_dump() for h in body.history]
         _check_text(body.query, *(h if isinstance(h, str) else h["content"] for h in history))
-        with pool.lease(ns) as controller:
+        with _reading(pool, ns) as controller:
             result = controller.disclose(
                 body.query,
                 history=history,
@@ -216,13 +258,13 @@ def _read_routes(router: APIRouter, pool: ControllerPool, results: RecentResults
     def show(ref: str, ns: ns_type) -> ShowResponse:
         """One memory in full detail, by id or citation (``mem:a7Bc3x``)."""
         _check_ref(ref)
-        with pool.lease(ns) as controller:
+        with _reading(pool, ns) as controller:
             return ShowResponse(ref=ref, text=controller.show(ref))
 
     @router.get("/stats", response_model=StatsResponse)
     def stats(ns: ns_type) -> StatsResponse:
         """Counts per tier, pending embeddings, disk, caches, learned budgets."""
-        with pool.lease(ns) as controller:
+        with _reading(pool, ns) as controller:
             numbers = controller.stats()
         numbers.pop("data_dir", None)  # the server's paths are not the client's business
         return StatsResponse(namespace=ns.as_dict(), stats=numbers)
@@ -232,7 +274,7 @@ def _read_routes(router: APIRouter, pool: ControllerPool, results: RecentResults
         """Layer 1: an index of the best matches (citation, summary, score)."""
         _check_query(body.query, limits.max_query_chars)
         _check_text(body.query)
-        with pool.lease(ns) as controller:
+        with _reading(pool, ns) as controller:
             found = search_index(controller, body.query, limit=body.limit)
         return SearchResponse(results=found)
 
@@ -241,47 +283,71 @@ def _read_routes(router: APIRouter, pool: ControllerPool, results: RecentResults
         """Layer 2: what was said around the given memories, in their sessions."""
         for ref in body.refs:
             _check_ref(ref)
-        with pool.lease(ns) as controller:
+        with _reading(pool, ns) as controller:
             return TextResponse(text=timeline(controller, body.refs, window=body.window))
 
 
-def _auth(keys: ApiKeys) -> Callable[..., None]:
+def _auth(keys: ApiKeys) -> _Auth:
+    """A dependency: the grant of the request's key (None when authentication is off)."""
     header = APIKeyHeader(name="X-API-Key", auto_error=False)
     bearer = HTTPBearer(auto_error=False)
 
     def check(
         api_key: Annotated[str | None, Security(header)],
         credentials: Annotated[HTTPAuthorizationCredentials | None, Security(bearer)],
-    ) -> None:
+    ) -> Grant | None:
         given = api_key or (credentials.credentials if credentials else None)
-        if not keys.accepts(given):
+        grant = keys.grant(given)
+        if grant is None:
             raise ApiError(
                 401,
                 "unauthorized",
                 "a valid API key is required (X-API-Key: KEY, or Authorization: Bearer KEY)",
             )
+        return grant
 
-    return check
+    def open_access() -> Grant | None:
+        return None
+
+    return check if keys else open_access
 
 
-def _namespace_dependency(pool: ControllerPool) -> Callable[..., Namespace]:
+def _namespace_dependency(
+    pool: ControllerPool, auth: _Auth, *, write: bool
+) -> Callable[..., Namespace]:
     """A dependency taking the profile's namespace parts as query parameters.
 
-    A part outside the profile's scope, or one given twice, is refused (422), never ignored:
-    a client must not believe it is isolated by a part that does not isolate it.
+    A part outside the profile's scope, a part given twice or any other query parameter is
+    refused (422), never ignored: a client must not believe it is isolated by a part that does
+    not isolate it. The key's grant must cover the namespace's tenant (and writes, for a
+    write route), else 403.
     """
     isolation = pool.profile.isolation
 
-    def namespace(request: Request, **declared: str | None) -> Namespace:
+    def namespace(request: Request, grant: Grant | None, **declared: str | None) -> Namespace:
+        _check_query_encoding(request)
         query = request.query_params
+        unknown = sorted(k for k in query if k not in NAMESPACE_PARTS)
+        if unknown:
+            raise NamespaceError(
+                f"unknown query parameter {unknown[0][:40]!r}; this route takes "
+                f"{', '.join(isolation.scope) or 'no namespace parts'}"
+            )
         repeated = [part for part in NAMESPACE_PARTS if len(query.getlist(part)) > 1]
         if repeated:
             raise NamespaceError(f"namespace {repeated[0]} is given more than once")
-        return pool.namespace({part: query.get(part) for part in NAMESPACE_PARTS})
+        ns = pool.namespace({part: query.get(part) for part in NAMESPACE_PARTS})
+        _authorise(request, grant, ns, write=write)
+        return ns
 
     required = isolation.required
     parameters = [
         inspect.Parameter("request", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=Request),
+        inspect.Parameter(
+            "grant",
+            inspect.Parameter.POSITIONAL_OR_KEYWORD,
+            annotation=Annotated[Grant | None, Depends(auth)],
+        ),
         *(
             inspect.Parameter(
                 part,
@@ -300,6 +366,40 @@ def _namespace_dependency(pool: ControllerPool) -> Callable[..., Namespace]:
     ]
     namespace.__signature__ = inspect.Signature(parameters, return_annotation=Namespace)  # type: ignore[attr-defined]
     return namespace
+
+
+@contextmanager
+def _reading(pool: ControllerPool, ns: Namespace) -> Iterator["DisclosureController"]:
+    """The controller of a namespace that exists: a read of one nothing was written to finds
+    nothing (404) and creates nothing."""
+    if not pool.exists(ns):
+        raise ApiError(
+            404,
+            "unknown_namespace",
+            f"nothing is stored for {ns}; a namespace is created by its first write",
+        )
+    with pool.lease(ns) as controller:
+        yield controller
+
+
+def _check_query_encoding(request: Request) -> None:
+    """Percent-escapes must spell UTF-8: the usual lenient decoding turns every invalid byte
+    into U+FFFD, so ``a%FF`` and ``a%FE`` would name one namespace."""
+    raw = request.scope.get("query_string", b"").decode("latin-1")
+    try:
+        parse_qsl(raw, keep_blank_values=True, encoding="utf-8", errors="strict")
+    except UnicodeDecodeError:
+        raise NamespaceError("query parameters must be valid UTF-8 (percent-encoded)") from None
+
+
+def _authorise(request: Request, grant: Grant | None, ns: Namespace, *, write: bool) -> None:
+    """403 unless ``grant`` covers ``ns``; log which key acted (its label, never the key)."""
+    acting = grant or _ANONYMOUS
+    log.info("%s %s by %s in %s", request.method, request.url.path, acting.label, ns)
+    if grant is None or grant.allows(ns.as_dict().get("tenant"), write=write):
+        return
+    what = "write to" if write and grant.read_only else "act on"
+    raise ApiError(403, "forbidden", f"this API key may not {what} {ns}")
 
 
 def _memory(index: int, given: MemoryIn) -> Memory:

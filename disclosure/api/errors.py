@@ -19,6 +19,7 @@ from starlette.exceptions import HTTPException
 from tiers.errors import (
     CorruptDataError,
     DisclosureError,
+    DiskFullError,
     IncompatibleDataError,
     InvalidInputError,
     MemoryNotFoundError,
@@ -31,6 +32,7 @@ from tiers.errors import (
     TierClosedError,
     TierUnavailableError,
     TokenizerError,
+    is_disk_full,
 )
 
 log = logging.getLogger(__name__)
@@ -46,6 +48,7 @@ ERROR_CODES: tuple[tuple[type[Exception], int, str], ...] = (
     (TokenizerError, 500, "tokenizer_error"),
     (IncompatibleDataError, 409, "incompatible_data"),
     (CorruptDataError, 500, "corrupt_data"),
+    (DiskFullError, 507, "disk_full"),
     (StorageError, 503, "storage_unavailable"),
     (TierClosedError, 503, "unavailable"),
     (TierUnavailableError, 503, "tier_unavailable"),
@@ -137,5 +140,11 @@ async def _http_error(request: Request, exc: HTTPException) -> JSONResponse:
 
 
 async def _unexpected(request: Request, exc: Exception) -> JSONResponse:
+    if is_disk_full(exc):  # a side file (cache, usage history) written outside the archive
+        log.error("%s %s: disk full: %s", request.method, request.url.path, exc)
+        message = "the server's disk is full; nothing was written. Retry once there is space"
+        return error_response(507, "disk_full", message)
+    if isinstance(exc, RecursionError):
+        return error_response(422, "too_deep", "the request nests too deeply to be read")
     log.error("%s %s failed unexpectedly", request.method, request.url.path, exc_info=exc)
     return error_response(500, "internal_error", "internal error; see the server log")

@@ -1,79 +1,20 @@
-"""What stands in front of the endpoints: API keys, the body size limit, recent results.
+"""What stands in front of the endpoints: the body size and depth limits, recent results.
 
-API keys come from ``$TIERED_DISCLOSURE_API_KEYS`` (comma-separated) or a file (one key a line,
-``#`` comments); they are compared in constant time and never logged or echoed.
+API keys and their grants live in :mod:`disclosure.api.keys`.
 """
 
 from __future__ import annotations
 
-import hmac
-import os
 import secrets
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Iterable, Mapping
-from pathlib import Path
 from typing import Any
 
+from disclosure.limits import MAX_JSON_DEPTH, json_depth
 from disclosure.result import DisclosureResult
-from tiers.errors import InvalidInputError
 
-API_KEYS_VARIABLE = "TIERED_DISCLOSURE_API_KEYS"
-API_KEY_FILE_VARIABLE = "TIERED_DISCLOSURE_API_KEY_FILE"
-MIN_KEY_CHARS = 16
 _BODY_METHODS = {"POST", "PUT", "PATCH"}
-
-
-class ApiKeys:
-    """A set of accepted keys; ``bool(keys)`` says whether authentication is on."""
-
-    def __init__(self, keys: Iterable[str] = ()) -> None:
-        cleaned = [k.strip() for k in keys if k.strip()]
-        short = [k for k in cleaned if len(k) < MIN_KEY_CHARS]
-        if short:
-            raise InvalidInputError(
-                f"{len(short)} API key(s) shorter than {MIN_KEY_CHARS} characters; use long "
-                f"random keys (python -c 'import secrets; print(secrets.token_urlsafe(32))')"
-            )
-        self._keys = tuple(k.encode("utf-8") for k in dict.fromkeys(cleaned))
-
-    def __bool__(self) -> bool:
-        return bool(self._keys)
-
-    def __len__(self) -> int:
-        return len(self._keys)
-
-    def __repr__(self) -> str:  # never the keys themselves
-        return f"ApiKeys({len(self._keys)} keys)"
-
-    def accepts(self, given: str | None) -> bool:
-        """Constant-time comparison against every key (no early exit)."""
-        if not given:
-            return False
-        candidate = given.encode("utf-8", "surrogateescape")
-        matched = False
-        for key in self._keys:
-            matched |= hmac.compare_digest(candidate, key)
-        return matched
-
-
-def load_api_keys(
-    file: Path | str | None = None, *, environ: Mapping[str, str] | None = None
-) -> ApiKeys:
-    """Keys from ``file`` (else ``$TIERED_DISCLOSURE_API_KEY_FILE``), plus those in
-    ``$TIERED_DISCLOSURE_API_KEYS``."""
-    env = os.environ if environ is None else environ
-    keys = [k for k in env.get(API_KEYS_VARIABLE, "").split(",") if k.strip()]
-    path = file or env.get(API_KEY_FILE_VARIABLE)
-    if path:
-        try:
-            lines = Path(path).expanduser().read_text(encoding="utf-8").splitlines()
-        except OSError as exc:
-            reason = exc.strerror or exc
-            raise InvalidInputError(f"cannot read the API key file {path}: {reason}") from None
-        keys += [line.strip() for line in lines if line.strip() and not line.startswith("#")]
-    return ApiKeys(keys)
 
 
 class BodyLimit:
@@ -107,6 +48,16 @@ class BodyLimit:
                 return
             if not message.get("more_body", False):
                 break
+        body = b"".join(m.get("body", b"") for m in messages if m["type"] == "http.request")
+        depth = json_depth(body)
+        if depth > MAX_JSON_DEPTH:  # before the parser recurses into it
+            await _send_error(
+                send,
+                422,
+                "too_deep",
+                f"the body nests {depth} levels; the limit is {MAX_JSON_DEPTH}",
+            )
+            return
 
         async def replay() -> Any:
             return messages.pop(0) if messages else await receive()
@@ -114,19 +65,22 @@ class BodyLimit:
         await self.app(scope, replay, send)
 
     async def _reject(self, send: Any) -> None:
-        from disclosure.api.errors import error_response
+        message = f"the request body exceeds {self.max_bytes} bytes"
+        await _send_error(send, 413, "payload_too_large", message)
 
-        response = error_response(
-            413, "payload_too_large", f"the request body exceeds {self.max_bytes} bytes"
-        )
-        await send(
-            {
-                "type": "http.response.start",
-                "status": 413,
-                "headers": [(k.encode(), v.encode()) for k, v in response.headers.items()],
-            }
-        )
-        await send({"type": "http.response.body", "body": response.body})
+
+async def _send_error(send: Any, status: int, code: str, message: str) -> None:
+    from disclosure.api.errors import error_response
+
+    response = error_response(status, code, message)
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [(k.encode(), v.encode()) for k, v in response.headers.items()],
+        }
+    )
+    await send({"type": "http.response.body", "body": response.body})
 
 
 def _content_length(scope: dict[str, Any]) -> int | None:

@@ -8,7 +8,7 @@ from dataclasses import asdict
 from datetime import datetime
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Path, Query
+from fastapi import APIRouter, Depends, Path
 from pydantic import BaseModel, ConfigDict, Field
 
 from disclosure.api.errors import ApiError
@@ -89,14 +89,33 @@ def summary_out(summary: Summary, score: float | None = None) -> SummaryOut:
     return SummaryOut(**{**asdict(summary), "sources": list(summary.sources)}, score=score)
 
 
+class SummarySearchRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    query: str = Field(min_length=1, max_length=2000)
+    limit: int = Field(default=10, ge=1, le=MAX_TOP)
+
+
+class CitationsRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    top: int = Field(default=10, ge=1, le=MAX_TOP)
+
+
 def add_routes(
-    router: APIRouter, pool: ControllerPool, namespace: Callable[..., Namespace]
+    router: APIRouter,
+    pool: ControllerPool,
+    *,
+    read: Callable[..., Namespace],
+    write: Callable[..., Namespace],
 ) -> None:
-    """Consolidation and citation routes on ``router`` (which carries the API's guards)."""
-    ns_type = Annotated[Namespace, Depends(namespace)]
+    """Consolidation and citation routes on ``router``; ``read`` and ``write`` are the API's
+    namespace dependencies (they check the key's grant)."""
+    ns_type = Annotated[Namespace, Depends(read)]
+    write_ns = Annotated[Namespace, Depends(write)]
 
     @router.post("/consolidate", response_model=ConsolidateResponse)
-    def consolidate(body: ConsolidateRequest, ns: ns_type) -> ConsolidateResponse:
+    def consolidate(body: ConsolidateRequest, ns: write_ns) -> ConsolidateResponse:
         """Consolidate what left the working set into summaries (idempotent)."""
         with pool.lease(ns) as controller:
             report = controller.consolidate(include_working_set=body.all)
@@ -104,19 +123,18 @@ def add_routes(
                                       "warnings": list(report.warnings)})  # fmt: skip
 
     @router.get("/summaries", response_model=SummariesResponse)
-    def summaries(
-        ns: ns_type,
-        query: Annotated[str | None, Query(min_length=1, max_length=2000)] = None,
-        limit: Annotated[int, Query(ge=1, le=MAX_TOP)] = 20,
-    ) -> SummariesResponse:
-        """Summaries matching ``query`` (best first), or every summary (by session)."""
+    def summaries(ns: ns_type) -> SummariesResponse:
+        """Every summary, by session (the session's own first, then its topics)."""
         with pool.lease(ns) as controller:
-            if query is not None and query.strip():
-                hits = controller.search_summaries(query, k=limit)
-                found = [summary_out(h.summary, h.score) for h in hits]
-            else:
-                found = [summary_out(s) for s in controller.consolidation.summaries.all()[:limit]]
+            found = [summary_out(s) for s in controller.consolidation.summaries.all()]
         return SummariesResponse(summaries=found)
+
+    @router.post("/summaries/search", response_model=SummariesResponse)
+    def search_summaries(body: SummarySearchRequest, ns: ns_type) -> SummariesResponse:
+        """The topic summaries that best match ``query``, best first, each with its sources."""
+        with pool.lease(ns) as controller:
+            hits = controller.search_summaries(body.query, k=body.limit)
+        return SummariesResponse(summaries=[summary_out(h.summary, h.score) for h in hits])
 
     @router.get("/summaries/{summary_id}", response_model=SummaryOut)
     def summary(summary_id: Annotated[str, Path(max_length=64)], ns: ns_type) -> SummaryOut:
@@ -127,13 +145,11 @@ def add_routes(
             raise ApiError(404, "not_found", f"no summary has the id {summary_id!r}")
         return summary_out(found)
 
-    @router.get("/citations", response_model=CitationsResponse)
-    def citations(
-        ns: ns_type, top: Annotated[int, Query(ge=1, le=MAX_TOP)] = 10
-    ) -> CitationsResponse:
-        """The memories replies used most (cited first, then echoed)."""
+    @router.post("/citations", response_model=CitationsResponse)
+    def citations(body: CitationsRequest, ns: ns_type) -> CitationsResponse:
+        """The ``top`` memories replies used most (cited first, then echoed)."""
         with pool.lease(ns) as controller:
-            counts = controller.citations(top=top)
+            counts = controller.citations(top=body.top)
         return CitationsResponse(
             citations=[CitationCountOut(**asdict(c), total=c.total) for c in counts]
         )

@@ -16,6 +16,7 @@ from disclosure._version import __version__
 from disclosure.cli import (
     consolidate,
     demo,
+    doctor,
     evaluate,
     forget,
     ingest,
@@ -26,11 +27,23 @@ from disclosure.cli import (
     tokens,
 )
 from disclosure.cli.common import UsageError
-from tiers.errors import DisclosureError
+from tiers.errors import DisclosureError, is_disk_full
 
 __all__ = ["COMMANDS", "EXIT_ERROR", "EXIT_USAGE", "UsageError", "build_parser", "main"]
 
-COMMANDS = (demo, ingest, query, stats, forget, consolidate, serve, profiles, tokens, evaluate)
+COMMANDS = (
+    demo,
+    ingest,
+    query,
+    stats,
+    forget,
+    consolidate,
+    serve,
+    profiles,
+    tokens,
+    evaluate,
+    doctor,
+)
 EXIT_ERROR = 1
 EXIT_USAGE = 2
 
@@ -72,3 +85,28 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except BrokenPipeError:  # `disclosure ... | head`
         return 0
+    except RecursionError:
+        if args.traceback:
+            raise
+        print("disclosure: error: the input nests too deeply to be read", file=sys.stderr)
+        return EXIT_ERROR
+    except MemoryError:
+        if args.traceback:
+            raise
+        print("disclosure: error: out of memory (is the input too large?)", file=sys.stderr)
+        return EXIT_ERROR
+    except Exception as exc:  # a bug: one line, the traceback only when asked for
+        if args.traceback:
+            raise
+        if is_disk_full(exc):
+            print(
+                f"disclosure: error: the disk is full ({exc}); free space and retry",
+                file=sys.stderr,
+            )
+            return EXIT_ERROR
+        print(
+            f"disclosure: internal error: {type(exc).__name__}: {exc} "
+            "(run again with --traceback for details, and please report it)",
+            file=sys.stderr,
+        )
+        return EXIT_ERROR

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from disclosure.namespaces import HOME_VARIABLE, Namespace, default_home
+from tiers.errors import InvalidInputError
 
 if TYPE_CHECKING:
     from disclosure.controller import DisclosureController
@@ -48,9 +50,27 @@ def namespace_of(pool: ControllerPool, args: argparse.Namespace) -> Namespace:
 
 
 @contextmanager
-def open_store(args: argparse.Namespace) -> Iterator[tuple[DisclosureController, Namespace]]:
-    """The controller of the namespace the options name (closed afterwards)."""
+def open_store(
+    args: argparse.Namespace, *, create: bool = True
+) -> Iterator[tuple[DisclosureController, Namespace]]:
+    """The controller of the namespace the options name (closed afterwards). ``create``
+    False (reads): a namespace nothing was written to is an error, and nothing is created."""
     with pool_of(args, max_open=1) as pool:
         namespace = namespace_of(pool, args)
-        with pool.lease(namespace) as controller:
+        if not create and not pool.exists(namespace):
+            raise InvalidInputError(
+                f"nothing is stored for {namespace} under {pool.root} (check --data-dir and the "
+                "namespace options; a namespace is created by its first ingest)"
+            )
+        with pool.writing(namespace) as controller:
             yield controller, namespace
+
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def terminal_safe(text: str) -> str:
+    """``text`` without control characters (ANSI escapes, bidi overrides) that a terminal
+    would obey: stored memories are data, they must not move the cursor or recolour the
+    screen. Newlines and tabs stay."""
+    return _CONTROL.sub("", text)

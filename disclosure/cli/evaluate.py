@@ -75,6 +75,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     out.add_argument("--out", type=Path, help="report directory (default: results/<name>)")
     out.add_argument("--work", type=Path, help="keep the data directories here (default: temp)")
     out.add_argument("--no-plots", action="store_true", help="skip the plots (no matplotlib)")
+    out.add_argument(
+        "--embedding-cache",
+        type=Path,
+        help="keep the vectors of ingested turns in this SQLite file and reuse them across "
+        "systems and runs (queries are always embedded afresh, so latencies stay real)",
+    )
     out.add_argument("--no-progress", action="store_true", help="no progress bar")
     parser.set_defaults(handler=_evaluate)
 
@@ -86,7 +92,8 @@ def _evaluate(args: argparse.Namespace) -> int:
 
     experiment = _experiment(args)
     dataset = load_dataset(experiment.dataset, seed=experiment.seed)
-    systems = experiment_systems(experiment, baselines_only=args.baselines_only)
+    cache = _embedding_cache(args.embedding_cache)
+    systems = experiment_systems(experiment, baselines_only=args.baselines_only, embedder=cache)
     print(
         f"{experiment.name}: {len(systems)} systems x {len(dataset.questions)} questions "
         f"({len(dataset.issues)} dataset repairs/warnings)",
@@ -98,6 +105,7 @@ def _evaluate(args: argparse.Namespace) -> int:
         systems,
         work_dir=args.work,
         progress=False if args.no_progress else None,
+        cache=cache,
     )
     report = build_report(run, with_plots=not args.no_plots)
     out = args.out or Path("results") / experiment.name
@@ -112,6 +120,15 @@ def _evaluate(args: argparse.Namespace) -> int:
         )
         return EXIT_VIOLATIONS
     return 0
+
+
+def _embedding_cache(path: Path | None) -> Any:
+    if path is None:
+        return None
+    from disclosure.evaluation.embedding import DocumentVectorCache
+    from tiers.embedders import get_embedder
+
+    return DocumentVectorCache(get_embedder("auto"), path)
 
 
 def _experiment(args: argparse.Namespace) -> Any:

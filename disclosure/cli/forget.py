@@ -1,11 +1,17 @@
-"""``disclosure forget --id ID | --session S``: remove memories everywhere, after a yes."""
+"""``disclosure forget --id ID | --session S | --all``: remove memories everywhere, after a yes.
+
+Forgetting erases: the text leaves every file of the namespace (see :mod:`tiers.erasure`).
+``--all`` removes the namespace's whole directory.
+"""
 
 from __future__ import annotations
 
 import argparse
+import shutil
 import sys
 
-from disclosure.cli.common import add_store_options, open_store
+from disclosure.cli.common import add_store_options, namespace_of, open_store, pool_of
+from disclosure.namespaces import namespace_dir
 from tiers.errors import InvalidInputError
 
 
@@ -13,15 +19,27 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = sub.add_parser("forget", help="remove memories by id or session, from every tier")
     parser.add_argument("--id", action="append", default=[], dest="ids", help="repeatable")
     parser.add_argument("--session", help="remove a whole session")
+    parser.add_argument(
+        "--all", action="store_true", help="remove the whole namespace (its directory)"
+    )
     parser.add_argument("--yes", "-y", action="store_true", help="do not ask for confirmation")
     add_store_options(parser)
     parser.set_defaults(handler=_forget)
 
 
 def _forget(args: argparse.Namespace) -> int:
+    if args.all:
+        if args.ids or args.session is not None:
+            raise InvalidInputError("forget --all removes everything; give no --id or --session")
+        return _forget_all(args)
     if not args.ids and args.session is None:
-        raise InvalidInputError("forget needs --id ID (repeatable) or --session SESSION")
-    with open_store(args) as (controller, namespace):
+        raise InvalidInputError("forget needs --id ID (repeatable), --session SESSION or --all")
+    with pool_of(args, max_open=1) as pool:
+        namespace = namespace_of(pool, args)
+        if not pool.exists(namespace):  # nothing to forget, and nothing to create
+            print(f"nothing to forget: nothing is stored for {namespace}")
+            return 0
+    with open_store(args, create=False) as (controller, namespace):
         ids = [m.id for m in controller.store.get(args.ids)]
         if args.session is not None:
             ids += controller.store.ids_in_session(args.session)
@@ -43,3 +61,21 @@ def _confirmed(question: str) -> bool:
     print(question, end="", file=sys.stderr, flush=True)
     answer = sys.stdin.readline()
     return answer.strip().lower() in ("y", "yes")
+
+
+def _forget_all(args: argparse.Namespace) -> int:
+    with pool_of(args, max_open=1) as pool:
+        namespace = namespace_of(pool, args)
+        directory = namespace_dir(pool.root, namespace)
+        if not pool.exists(namespace):
+            print(f"nothing to forget: nothing is stored for {namespace}")
+            return 0
+        with pool.lease(namespace) as controller:  # waits for the store's lock: none in use
+            count = controller.store.count()
+        question = f"forget all {count} memories of {namespace} and delete {directory}? [y/N] "
+        if not args.yes and not _confirmed(question):
+            print("disclosure: not confirmed; nothing forgotten", file=sys.stderr)
+            return 1
+    shutil.rmtree(directory)
+    print(f"forgot {namespace}: {count} memories, its directory removed")
+    return 0

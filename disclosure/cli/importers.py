@@ -22,7 +22,8 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, Literal
 
-from tiers.errors import DatasetError, MemoryValidationError
+from disclosure.limits import check_json_depth, read_bounded
+from tiers.errors import DatasetError, InvalidInputError, MemoryValidationError
 from tiers.memory import Memory, MemoryKind
 
 Format = Literal["auto", "memories", "locomo", "conversations", "transcript"]
@@ -42,11 +43,17 @@ def read_memories(
     session of a transcript without headers (default: the file's stem)."""
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_bounded(path).decode("utf-8")
     except FileNotFoundError:
         raise DatasetError(f"{path}: no such file") from None
+    except InvalidInputError as exc:
+        raise DatasetError(str(exc)) from None
     except (OSError, UnicodeDecodeError) as exc:
         raise DatasetError(f"{path}: cannot be read: {exc}") from None
+    try:
+        check_json_depth(text, str(path))
+    except InvalidInputError as exc:
+        raise DatasetError(str(exc)) from None
     kind = detect_format(path, text) if format == "auto" else format
     if kind == "locomo":
         from disclosure.evaluation import load_locomo
@@ -174,7 +181,10 @@ def _header(line: str, *, fallback: str) -> tuple[str, datetime | None]:
     match = _DATE.search(body)
     if match is not None:
         date, hour, minute = match.groups()
-        day = datetime.fromisoformat(date).replace(tzinfo=UTC)
+        try:
+            day = datetime.fromisoformat(date).replace(tzinfo=UTC)
+        except ValueError:
+            raise DatasetError(f"session header {line[:80]!r}: {date} is not a date") from None
         if hour is not None:
             day = day.replace(hour=int(hour) % 24, minute=int(minute) % 60)
         body = (body[: match.start()] + body[match.end() :]).strip()

@@ -8,7 +8,7 @@ import sys
 from datetime import datetime
 
 from analyzers import DisclosureLevel
-from disclosure.cli.common import add_store_options, open_store
+from disclosure.cli.common import add_store_options, open_store, terminal_safe
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -30,7 +30,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def _query(args: argparse.Namespace) -> int:
-    with open_store(args) as (controller, namespace):
+    with open_store(args, create=False) as (controller, namespace):
         result = controller.disclose(
             args.text,
             history=args.history,
@@ -46,7 +46,7 @@ def _query(args: argparse.Namespace) -> int:
         print(json.dumps(data, indent=2, ensure_ascii=False))
         return 0
     if result.text:
-        print(result.text)
+        print(terminal_safe(result.text))
     print(
         f"{result.level.value} · {result.tokens_used}/{result.budget} tokens · "
         f"{result.savings_line}",
@@ -56,6 +56,6 @@ def _query(args: argparse.Namespace) -> int:
 
 
 def _show(args: argparse.Namespace) -> int:
-    with open_store(args) as (controller, _):
-        print(controller.show(args.ref))
+    with open_store(args, create=False) as (controller, _):
+        print(terminal_safe(controller.show(args.ref)))
     return 0

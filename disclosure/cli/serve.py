@@ -24,7 +24,25 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser.add_argument("--mcp", action="store_true", help="the MCP server on stdio instead")
     parser.add_argument("--host", default="127.0.0.1", help="default: 127.0.0.1 (loopback)")
     parser.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"default: {DEFAULT_PORT}")
-    parser.add_argument("--api-key-file", type=Path, help="accepted API keys, one a line")
+    parser.add_argument(
+        "--api-key-file",
+        type=Path,
+        help="accepted API keys, one a line: KEY [tenant=NAME] [read-only] [label=NAME]",
+    )
+    parser.add_argument(
+        "--allowed-host",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="a Host name to serve besides the loopback ones (repeatable; '*': any)",
+    )
+    parser.add_argument(
+        "--cors-origin",
+        action="append",
+        default=[],
+        metavar="ORIGIN",
+        help="a browser origin allowed to call the API, e.g. https://app.example (repeatable)",
+    )
     parser.add_argument("--max-open", type=int, help="stores kept open (default: the profile's)")
     parser.add_argument("--log-level", default="info", choices=("debug", "info", "warning"))
     add_store_options(parser)
@@ -54,7 +72,14 @@ def _serve(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
     pool = pool_of(args, max_open=args.max_open)
-    app = create_app(pool=pool, api_keys=keys)
+    hosts = [*args.allowed_host, *([] if _loopback(args.host) else [args.host])]
+    if not _loopback(args.host) and not args.allowed_host:
+        print(
+            "disclosure: note: only requests whose Host header is a loopback name or "
+            f"{args.host} are served; add --allowed-host NAME for the names clients use",
+            file=sys.stderr,
+        )
+    app = create_app(pool=pool, api_keys=keys, allowed_hosts=hosts, cors_origins=args.cors_origin)
     auth = f"{len(keys)} API keys" if keys else "no authentication"
     print(
         f"disclosure: serving {pool.root} (profile {pool.profile.name!r}, {auth}) on "

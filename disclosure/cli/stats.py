@@ -28,7 +28,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 def _stats(args: argparse.Namespace) -> int:
     if args.all:
         return _list_namespaces(args)
-    with open_store(args) as (controller, namespace):
+    with open_store(args, create=False) as (controller, namespace):
         data = controller.stats()
         data["namespace"] = namespace.as_dict()
         data["usage"] = usage_history(controller)

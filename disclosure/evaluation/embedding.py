@@ -1,4 +1,5 @@
-"""The embedder the dense and hybrid baselines use: the warm tier's own, memoised.
+"""The embedder the dense and hybrid baselines use (the warm tier's own, memoised), and a
+persistent cache of document vectors that makes repeated evaluation runs fast.
 
 Baselines embed with exactly what the warm tier uses (``tiers.get_embedder("auto")``:
 all-MiniLM-L6-v2 through the verified ONNX export, or sentence-transformers where no export can
@@ -8,8 +9,13 @@ be made), so a profile and a baseline compare retrieval, not embedders. Any obje
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import hashlib
+import sqlite3
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from functools import lru_cache
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -49,3 +55,70 @@ def default_embedder() -> Embedder:
     from tiers.embedders import get_embedder
 
     return MemoisedEmbedder(get_embedder("auto"))
+
+
+class DocumentVectorCache:
+    """An embedder that keeps the vectors of the *documents* a run ingests in a SQLite file.
+
+    Every system of an evaluation ingests the same turns, and a second run of an experiment
+    ingests them again; embedding a LongMemEval haystack takes minutes. Inside
+    :meth:`documents` (the runner wraps each ingest in it) vectors are looked up by the
+    embedder's name and the text's hash, and only the missing ones are embedded and stored.
+    Outside it every call goes to the embedder itself, so a query is always embedded afresh and
+    its latency is real. The file holds vectors and hashes, no text.
+    """
+
+    def __init__(self, inner: Embedder, path: Path) -> None:
+        self.inner = inner
+        self.name = inner.name
+        self.dimension = inner.dimension
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._db = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("CREATE TABLE IF NOT EXISTS vectors (key TEXT PRIMARY KEY, v BLOB)")
+        self._lock = threading.Lock()
+        self._local = threading.local()
+
+    @contextmanager
+    def documents(self) -> Iterator[None]:
+        """Within the block, this thread's embeddings are cached."""
+        self._local.active = True
+        try:
+            yield
+        finally:
+            self._local.active = False
+
+    def embed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
+        if not getattr(self._local, "active", False):
+            return self.inner.embed(texts)
+        keys = [self._key(t) for t in texts]
+        found = self._lookup(keys)
+        missing = list(dict.fromkeys(t for t, k in zip(texts, keys, strict=True) if k not in found))
+        if missing:
+            vectors = np.asarray(self.inner.embed(missing), dtype=np.float32)
+            rows = [(self._key(t), v.tobytes()) for t, v in zip(missing, vectors, strict=True)]
+            with self._lock:
+                self._db.executemany("INSERT OR REPLACE INTO vectors VALUES (?, ?)", rows)
+            found.update((k, v) for k, v in zip((r[0] for r in rows), vectors, strict=True))
+        if not texts:
+            return np.zeros((0, self.dimension), dtype=np.float32)
+        return np.stack([found[k] for k in keys])
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+    def _key(self, text: str) -> str:
+        return hashlib.sha256(f"{self.name}\n{text}".encode()).hexdigest()
+
+    def _lookup(self, keys: Sequence[str]) -> dict[str, npt.NDArray[np.float32]]:
+        found: dict[str, npt.NDArray[np.float32]] = {}
+        unique = list(dict.fromkeys(keys))
+        with self._lock:
+            for start in range(0, len(unique), 500):
+                chunk = unique[start : start + 500]
+                marks = ",".join("?" * len(chunk))
+                query = f"SELECT key, v FROM vectors WHERE key IN ({marks})"
+                for key, blob in self._db.execute(query, chunk):
+                    found[key] = np.frombuffer(blob, dtype=np.float32)
+        return found

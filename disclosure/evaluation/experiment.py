@@ -22,6 +22,7 @@ from analyzers import DisclosureLevel
 from disclosure.evaluation.baselines import BASELINE_PREFIX, BASELINES, baseline_name
 from disclosure.evaluation.locomo import DEFAULT_CATEGORIES
 from disclosure.evaluation.stats import DEFAULT_RESAMPLES
+from disclosure.safe_yaml import load_yaml
 from tiers.errors import DatasetError, ExperimentError, RegistryError, describe_validation_error
 
 LOCOMO_ENV = "DISCLOSURE_LOCOMO"
@@ -272,7 +273,7 @@ def load_experiment(path: str | Path) -> Experiment:
     """An experiment from a YAML file; relative dataset paths resolve against the file."""
     path = Path(path)
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        data = load_yaml(path) or {}
     except FileNotFoundError:
         raise ExperimentError(f"{path}: no such experiment file") from None
     except yaml.MarkedYAMLError as exc:

@@ -22,7 +22,7 @@ import re
 import tempfile
 import time
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
@@ -35,6 +35,7 @@ from disclosure.evaluation.baselines import (
     render_conversation,
 )
 from disclosure.evaluation.dataset import Conversation, Dataset, Question
+from disclosure.evaluation.embedding import DocumentVectorCache
 from disclosure.evaluation.experiment import AdaptiveMode, Experiment, ProfileSpec
 from disclosure.evaluation.metrics import QuestionRecord, score_result
 from disclosure.evaluation.reader import Reader, get_reader
@@ -122,8 +123,9 @@ def controller_class() -> Any:
     return DisclosureController
 
 
-def profile_system(spec: ProfileSpec) -> System:
-    """A profile, run through a fresh ``DisclosureController`` per conversation."""
+def profile_system(spec: ProfileSpec, *, embedder: Embedder | None = None) -> System:
+    """A profile, run through a fresh ``DisclosureController`` per conversation (with
+    ``embedder`` in place of the profile's own, if given)."""
     profile = with_adaptive(load_profile(spec.profile), spec.adaptive)  # fail now on a typo
     if spec.shared_learning:  # data dirs are <run>/<system>/<conversation>: one file per system
         learning = profile.budget.learning.model_copy(update={"path": "../usage.sqlite3"})
@@ -132,7 +134,8 @@ def profile_system(spec: ProfileSpec) -> System:
     cls = controller_class()
 
     def factory(data_dir: Path) -> Discloser:
-        return cls.from_profile(profile, data_dir=data_dir)  # type: ignore[no-any-return]
+        made = cls.from_profile(profile, data_dir=data_dir, embedder=embedder)
+        return made  # type: ignore[no-any-return]
 
     reader = get_reader(spec.reader) if spec.reader else None
     return System(
@@ -179,7 +182,8 @@ def experiment_systems(
 ) -> list[System]:
     """The experiment's systems in report order: profiles, then baselines by budget."""
     counter = get_token_counter(experiment.encoding)
-    systems = [] if baselines_only else [profile_system(p) for p in experiment.profile_specs()]
+    specs = [] if baselines_only else experiment.profile_specs()
+    systems = [profile_system(p, embedder=embedder) for p in specs]
     for name in experiment.baselines:
         systems.extend(
             baseline_systems(name, experiment.budgets, counter=counter, embedder=embedder)
@@ -200,8 +204,13 @@ def run_experiment(
     work_dir: Path | None = None,
     progress: bool | None = None,
     observers: Sequence[Observer] = (),
+    cache: DocumentVectorCache | None = None,
 ) -> RunResult:
-    """Ask every system every question of ``dataset``; ``progress=None`` shows a bar on a TTY."""
+    """Ask every system every question of ``dataset``; ``progress=None`` shows a bar on a TTY.
+
+    ``cache``: the vectors of ingested turns are reused from it (each ingest runs inside its
+    ``documents()``; the baselines at a profile's mean tokens embed with it too)."""
+    documents = cache.documents if cache is not None else nullcontext
     if not dataset.questions:
         raise ExperimentError("no questions to ask (check the categories and the dataset)")
     labels = [s.label for s in systems]
@@ -226,12 +235,13 @@ def run_experiment(
                         system, conversation, dataset.questions_of(conversation.id),
                         data_dir=data_dir, counter=counter,
                         full_tokens=full_tokens[conversation.id], observers=observers, bar=bar,
+                        documents=documents,
                     )
                 )  # fmt: skip
 
         for system in systems:
             run(system)
-        matched = _matched_systems(experiment, systems, records, counter)
+        matched = _matched_systems(experiment, systems, records, counter, cache)
         bar.total += len(matched) * len(dataset.questions)
         for system in matched:
             run(system)
@@ -250,6 +260,7 @@ def _matched_systems(
     systems: Sequence[System],
     records: Sequence[QuestionRecord],
     counter: TokenCounter,
+    embedder: Embedder | None = None,
 ) -> list[System]:
     """``match_tokens``: the budgeted baselines at that profile's mean context tokens."""
     target = experiment.match_tokens
@@ -261,7 +272,7 @@ def _matched_systems(
     for name in experiment.baselines:
         if name == "full":
             continue
-        (system,) = baseline_systems(name, [budget], counter=counter)
+        (system,) = baseline_systems(name, [budget], counter=counter, embedder=embedder)
         matched.append(replace(system, label=f"{BASELINE_PREFIX}{name}@{target}"))
     return matched
 
@@ -276,13 +287,15 @@ def _run_conversation(
     full_tokens: int,
     observers: Sequence[Observer],
     bar: Any,
+    documents: Callable[[], AbstractContextManager[None]],
 ) -> list[QuestionRecord]:
     if system.kind == "profile":
         data_dir.mkdir(parents=True, exist_ok=True)
     discloser = system.factory(data_dir)
     records = []
     try:
-        discloser.ingest(conversation.memories)
+        with documents():
+            discloser.ingest(conversation.memories)
         _consolidate_if_served(discloser)
         for question in questions:
             started = time.perf_counter()

@@ -32,6 +32,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from analyzers import DisclosureLevel
 from disclosure.middleware.messages import (
+    MEMORY_CLOSE,
+    MEMORY_OPEN,
     Message,
     context_message,
     conversation_tokens,
@@ -42,6 +44,7 @@ from disclosure.middleware.messages import (
     reply_text,
     stream_delta,
     turn_memories,
+    with_rule,
 )
 from disclosure.namespaces import Namespace
 from disclosure.pipeline.feedback import FeedbackReport
@@ -245,6 +248,9 @@ class DisclosureMiddleware:
         config = controller.profile.middleware
         counter = controller.counter
         overhead = config.message_tokens + counter(f"{config.preamble}\n\n") + _JOIN_SLACK
+        if config.context_role == "user":  # the block's markers and the rule in the system prompt
+            marks = f"{MEMORY_OPEN}\n\n{MEMORY_CLOSE}\n\n{config.memory_rule}"
+            overhead += counter(marks) + config.message_tokens
         prompt = call.request_tokens + overhead
         room = call.context_window - prompt
         if room <= 0:
@@ -262,8 +268,10 @@ class DisclosureMiddleware:
         )
         if not result.text.strip():
             return _replace(call, result=result)
-        injected = context_message(config.preamble, result.text)
+        injected = context_message(config.preamble, result.text, config.context_role)
         sent = insert_context(call.original, injected, self.placement)
+        if config.context_role == "user":
+            sent = with_rule(sent, config.memory_rule)
         total = conversation_tokens(
             sent, counter, per_message=config.message_tokens, reply=config.reply_tokens
         )

@@ -3,7 +3,7 @@
 - :class:`DisclosureRetriever`: a ``BaseRetriever``; one Document per disclosed memory, its
   layer, tier, score and citation in the metadata.
 - :func:`memory_injector`: a Runnable from chat messages to the same messages with the
-  disclosed context inserted as a system message (placement and window as the middleware).
+  disclosed context inserted as the middleware does (a marked user block by default).
 - :func:`with_memory`: a Runnable around a chat model that injects, calls the model, then
   records the turn (ingest and feedback), like :class:`~disclosure.middleware.DisclosureMiddleware`.
 

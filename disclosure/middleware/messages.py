@@ -68,10 +68,34 @@ def last_user_index(messages: Sequence[Message]) -> int | None:
     return None
 
 
-def context_message(preamble: str, context: str) -> dict[str, str]:
-    """The system message that carries the disclosed context."""
+MEMORY_OPEN, MEMORY_CLOSE = "<memory-reference>", "</memory-reference>"
+
+
+def context_message(preamble: str, context: str, role: str = "system") -> dict[str, str]:
+    """The message that carries the disclosed context: a system message, or (``role`` user) a
+    user message holding one marked block of quoted reference data."""
     body = f"{preamble}\n\n{context}" if preamble else context
-    return {"role": "system", "content": body}
+    if role == "system":
+        return {"role": "system", "content": body}
+    return {"role": "user", "content": f"{MEMORY_OPEN}\n{body}\n{MEMORY_CLOSE}"}
+
+
+def with_rule(messages: Sequence[Message], rule: str) -> list[Message]:
+    """A new list whose first system message ends with ``rule`` (a system message is added
+    first when there is none, or when that message's content is not plain text)."""
+    result = list(messages)
+    if not rule:
+        return result
+    first = next((i for i, m in enumerate(result) if m.get("role") == "system"), None)
+    if first is not None:
+        content = result[first].get("content")
+        if isinstance(content, str):
+            result[first] = {
+                **result[first],
+                "content": f"{content}\n\n{rule}" if content else rule,
+            }
+            return result
+    return [{"role": "system", "content": rule}, *result]
 
 
 def insert_context(

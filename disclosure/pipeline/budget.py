@@ -53,6 +53,7 @@ import numpy as np
 from analyzers import DisclosureLevel
 from disclosure.pipeline.usemodel import UseModel, UseSignals, fit_arrays
 from disclosure.profiles import BudgetConfig, LevelConfig
+from disclosure.sidefiles import open_or_rebuild
 from tiers.errors import InvalidInputError
 
 _SCHEMA = """
@@ -156,15 +157,27 @@ class AdaptiveBudget:
         self._lock = threading.Lock()
         if path is not None:
             path.parent.mkdir(parents=True, exist_ok=True)
-        self._db = sqlite3.connect(
-            str(path) if path else ":memory:", check_same_thread=False, timeout=30
-        )
-        if path is not None:
-            self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.executescript(_SCHEMA)
-        self._migrate()
+            self._db = open_or_rebuild(path, lambda: self._open(path))
+        else:
+            self._db = self._open(None)
         self._scopes: dict[str, _Scope] = {}
         self._decisions: dict[str, int] = {}
+
+    def _open(self, path: Path | None) -> sqlite3.Connection:
+        """The history file, checked (a damaged one raises sqlite3.DatabaseError: the history
+        is advisory, so the caller moves it aside and starts a new one)."""
+        db = sqlite3.connect(str(path) if path else ":memory:", check_same_thread=False, timeout=30)
+        try:
+            if path is not None:
+                db.execute("PRAGMA journal_mode=WAL")
+            db.executescript(_SCHEMA)
+            self._db = db
+            self._migrate()
+            db.execute("SELECT count(*) FROM replies").fetchone()
+        except BaseException:
+            db.close()
+            raise
+        return db
 
     def start(self, complexity: float) -> float:
         """The budget before learning: ``default x (0.5 + complexity)``."""

@@ -26,6 +26,7 @@ from typing import Any
 import diskcache
 
 from disclosure.profiles import CacheConfig, CacheLimits
+from disclosure.sidefiles import open_or_rebuild
 
 log = logging.getLogger(__name__)
 
@@ -45,7 +46,8 @@ class BoundedCache:
     entries may carry a tag, and :meth:`evict` deletes them by it."""
 
     def __init__(self, directory: Path, config: CacheLimits, *, tagged: bool = False) -> None:
-        self._cache = diskcache.Cache(str(directory), tag_index=tagged)
+        # secure_delete: what a forget removes is zeroed in the file, not only unlinked
+        self._cache = diskcache.Cache(str(directory), tag_index=tagged, sqlite_secure_delete=1)
         self._config = config
         self.stats = CacheStats()
 
@@ -68,6 +70,10 @@ class BoundedCache:
 
     def clear(self) -> None:
         self._cache.clear()
+
+    def truncate_wal(self) -> None:
+        """Checkpoint and empty the WAL, which keeps the pages of earlier writes."""
+        self._cache._sql("PRAGMA wal_checkpoint(TRUNCATE)")
 
     def __len__(self) -> int:
         return len(self._cache)
@@ -95,13 +101,15 @@ class DisclosureCaches:
 
     def __post_init__(self) -> None:
         self.directory.mkdir(parents=True, exist_ok=True)
-        self.by_name = {
-            name: BoundedCache(
-                self.directory / name, getattr(self.config, name), tagged=name == "detail"
-            )
-            for name in CACHES
-        }
-        self._meta = diskcache.Cache(str(self.directory / "generations"))
+        self.by_name = {name: self._open(name) for name in CACHES}
+        generations = self.directory / "generations"
+        self._meta = open_or_rebuild(generations, lambda: diskcache.Cache(str(generations)))
+
+    def _open(self, name: str) -> BoundedCache:
+        """One cache; a damaged one is moved aside and started afresh (caches are advisory)."""
+        path = self.directory / name
+        limits = getattr(self.config, name)
+        return open_or_rebuild(path, lambda: BoundedCache(path, limits, tagged=name == "detail"))
 
     @property
     def enabled(self) -> bool:
@@ -149,6 +157,15 @@ class DisclosureCaches:
         for cache in self.by_name.values():
             cache.clear()
         self._meta.incr("global")
+
+    def erase(self, ids: Iterable[str], sessions: Iterable[str]) -> None:
+        """After a forget: invalidate, and leave none of the forgotten text on disk. Index and
+        timeline entries may quote any memory, so they all go; details go by the ids' tags."""
+        self.invalidate(ids=ids, sessions=sessions)
+        for name in ("index", "timeline"):
+            self.by_name[name].clear()
+        for cache in self.by_name.values():
+            cache.truncate_wal()
 
     def stats(self) -> dict[str, dict[str, int]]:
         return {

@@ -11,11 +11,13 @@ more" asks about, neighbours for timelines) and once for the context's citations
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 
 from analyzers import DisclosureLevel, QueryAnalysis
 from disclosure.pipeline.budget import BudgetDecision
+from disclosure.pipeline.excerpts import excerpt
 from disclosure.pipeline.fusion import Candidate
 from disclosure.pipeline.gather import Gatherer
 from disclosure.pipeline.trace import Trace
@@ -70,6 +72,8 @@ class Composer:
         if use_model is not None:
             found = signals if signals is not None else signals_of(hits)
             hits = [c for c in hits if c.id in found and use_model.keeps(found[c.id])]
+        costs = self._costs(hits)
+        hits = self._by_value(hits, costs)
         kept: list[Candidate] = []
         best = max((c.fused for c in hits), default=0.0)
         used = 0
@@ -84,19 +88,42 @@ class Composer:
             ):
                 break
             kept.append(candidate)
-            used += self.counter(candidate.memory.content) + _LINE_OVERHEAD
+            used += costs[candidate.id]
             if used >= _POOL_BUDGETS * budget:
                 break
         return kept
+
+    def _costs(self, hits: Sequence[Candidate]) -> dict[str, int]:
+        """What each candidate's line costs: the archive's count, else counted here."""
+        known = self.store.line_tokens([c.id for c in hits])
+        return {
+            c.id: known.get(c.id, self.counter(c.memory.content)) + _LINE_OVERHEAD for c in hits
+        }
+
+    def _by_value(self, hits: Sequence[Candidate], costs: Mapping[str, int]) -> list[Candidate]:
+        """Candidates by chance of use per token (``fusion.token_cost`` the token's exponent);
+        the order as ranked when the exponent is 0."""
+        exponent = self.profile.fusion.token_cost
+        if exponent <= 0 or not hits:
+            return list(hits)
+
+        def value(candidate: Candidate) -> float:
+            chance = max(candidate.fused, 1e-12)
+            return math.log(chance) - exponent * math.log(costs[candidate.id])
+
+        return sorted(hits, key=value, reverse=True)
 
     def render_items(
         self,
         explicit: Sequence[Memory],
         candidates: Sequence[Candidate],
         layers: Mapping[str, Layer],
+        *,
+        query: str = "",
     ) -> list[RenderItem]:
         """Priority order: named memories first, then the expanded ones in the order the
-        expansion chose them, then the rest by rank."""
+        expansion chose them, then the rest by rank. Index-layer memories longer than
+        ``formatting.excerpt_tokens`` become their excerpt about ``query``."""
         window = self.profile.expansion.timeline_window
         plan: list[tuple[Memory, float, str, Layer, int]] = [
             (m, 1.0, "cold", Layer.DETAIL, min(window, 1)) for m in explicit
@@ -124,10 +151,43 @@ class Composer:
         }
         ids = [m.id for m, *_ in plan] + [n.id for ns in around.values() for n in ns]
         cites = self.citations(ids)  # one lookup for the whole context
+        cut = self._excerpts([m for m, _, _, layer, _ in plan if layer is Layer.INDEX], query)
         return [
-            self.item(m, score, tier, layer, neighbours=around.get(m.id, []), cites=cites)
+            self.item(
+                cut[m.id][0] if m.id in cut else m,
+                score,
+                tier,
+                layer,
+                neighbours=around.get(m.id, []),
+                cites=cites,
+                omitted_tokens=cut[m.id][1] if m.id in cut else 0,
+            )
             for m, score, tier, layer, _ in plan
         ]
+
+    def _excerpts(self, memories: Sequence[Memory], query: str) -> dict[str, tuple[Memory, int]]:
+        """Per long memory: a copy holding its excerpt about ``query``, and the tokens cut."""
+        cap = self.profile.formatting.excerpt_tokens
+        if not cap or not query or not memories:
+            return {}
+        lines = self.store.line_tokens([m.id for m in memories])
+        long = [m for m in memories if lines.get(m.id, cap + 1) > cap]
+        if not long:
+            return {}
+        terms = self.store.tokenizer.query(query)
+        out = {}
+        for memory in long:
+            found = excerpt(
+                memory.content,
+                terms,
+                tokenizer=self.store.tokenizer,
+                counter=self.counter,
+                limit=cap,
+            )
+            if found is not None:
+                copy = memory.model_copy(update={"content": found.text})
+                out[memory.id] = (copy, found.omitted_tokens)
+        return out
 
     def item(
         self,
@@ -138,6 +198,7 @@ class Composer:
         *,
         neighbours: Sequence[Memory],
         cites: Mapping[str, str],
+        omitted_tokens: int = 0,
     ) -> RenderItem:
         return RenderItem(
             memory=memory,
@@ -147,6 +208,7 @@ class Composer:
             layer=layer,
             neighbours=tuple(neighbours),
             neighbour_citations=tuple(cites.get(n.id, "") for n in neighbours) if cites else (),
+            omitted_tokens=omitted_tokens,
         )
 
     def detail(self, memory: Memory) -> str:
@@ -209,6 +271,7 @@ class Composer:
         """The result; ``signals`` and ``tiers`` of the candidates among the items (not of
         those named by id); the stage timings and warnings from ``trace``."""
         priority = {item.id: rank for rank, item in enumerate(items)}
+        omitted = {item.id: item.omitted_tokens for item in items if item.omitted_tokens}
         shown = sorted(rendered.items, key=lambda r: priority.get(r.id, len(priority)))
         disclosed = tuple(
             DisclosedItem(
@@ -221,6 +284,8 @@ class Composer:
                 rank=s.rank if (s := signals.get(r.id)) else None,
                 relative=s.relative if s else None,
                 tiers=tiers.get(r.id, ()),
+                excerpt=r.id in omitted,
+                omitted_tokens=omitted.get(r.id, 0),
             )
             for r in shown
         )

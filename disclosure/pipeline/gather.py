@@ -20,6 +20,7 @@ from datetime import datetime
 from analyzers import DisclosureLevel, QueryAnalysis
 from disclosure.pipeline.caches import DisclosureCaches
 from disclosure.pipeline.fusion import Candidate, fuse
+from disclosure.pipeline.ranking import Ask, rank
 from disclosure.pipeline.trace import Trace
 from disclosure.profiles import FusionConfig, LevelConfig
 from tiers import Memory, TieredStore
@@ -67,18 +68,39 @@ class Gatherer:
             if cached is not None:
                 return self._revive(cached)
             warned = len(trace.warnings)
-            lists = self._search(query, config, now=now, named=named, trace=trace)
-            candidates = fuse(
-                lists,
-                weights=self.fusion.weights,
-                k=self.fusion.rrf_k,
-                priors=self._priors(lists, named, analysis.entities),
-                session_boost=self.fusion.session_boost,
-                session_boost_top=self.fusion.session_boost_top,
-            )
+            lists = self.search_lists(query, config, now=now, named=named, trace=trace)
+            candidates = self._rank(lists, query, analysis, config, named)
             if len(trace.warnings) == warned:
                 self.caches.set("index", key, [_freeze(c) for c in candidates])
             return candidates
+
+    def _rank(
+        self,
+        lists: dict[str, list[ScoredMemory]],
+        query: str,
+        analysis: QueryAnalysis,
+        config: LevelConfig,
+        named: Collection[str],
+    ) -> list[Candidate]:
+        """One ranking of every list: the learned model's, or reciprocal rank fusion."""
+        priors = self._priors(lists, named, analysis.entities)
+        if self.fusion.method == "learned":
+            depths = {"warm": config.warm_items, "cold": config.cold_items}
+            ask = Ask(query=query, named=tuple(named), analysis=analysis, depths=depths)
+            ranked = rank(lists, ask, self.fusion.learned, priors=priors)
+            if self.fusion.min_chance and lists.get("warm") and lists.get("cold"):
+                # Only when the model saw both of its main inputs: with a tier disabled or
+                # down, every chance is underestimated and the floor would drop too much.
+                ranked = [c for c in ranked if c.fused >= self.fusion.min_chance]
+            return ranked
+        return fuse(
+            lists,
+            weights=self.fusion.weights,
+            k=self.fusion.rrf_k,
+            priors=priors,
+            session_boost=self.fusion.session_boost,
+            session_boost_top=self.fusion.session_boost_top,
+        )
 
     def neighbours(
         self, memory: Memory, window: int, *, known: Mapping[str, Memory] | None = None
@@ -97,7 +119,7 @@ class Gatherer:
             have.update((m.id, m) for m in self.store.get(missing))
         return [have[i] for i in ids if i in have]
 
-    def _search(
+    def search_lists(
         self,
         query: str,
         config: LevelConfig,
@@ -106,6 +128,7 @@ class Gatherer:
         named: Collection[str],
         trace: Trace,
     ) -> dict[str, list[ScoredMemory]]:
+        """Each tier's own ranked list for ``query`` at ``config`` (before any fusion)."""
         if self.fusion.strip_participants:
             query = strip_names(query, named)
         jobs: dict[str, Search] = {}

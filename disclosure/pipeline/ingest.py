@@ -16,22 +16,40 @@ from typing import Any
 from analyzers import AnalyzerConfig, enrich_many
 from formatters.safety import strip_private
 from tiers import Memory
+from tiers.errors import InvalidInputError
 from tiers.memory import memories_of
 
 
 def prepare(
-    memories: Iterable[Memory | Mapping[str, Any]], config: AnalyzerConfig
+    memories: Iterable[Memory | Mapping[str, Any]],
+    config: AnalyzerConfig,
+    *,
+    max_content_chars: int | None = None,
 ) -> tuple[list[Memory], int]:
-    """The memories to store, and how many were dropped as entirely private."""
+    """The memories to store, and how many were dropped as entirely private. A memory longer
+    than ``max_content_chars`` is refused before the analyzers see it (spaCy refuses texts
+    over a million characters, and the time grows with the length)."""
     public: list[Memory] = []
     private = 0
-    for memory in memories_of(memories)[0]:
+    records = memories_of(memories)[0]
+    if max_content_chars is not None:
+        _check_lengths(records, max_content_chars)
+    for memory in records:
         cleaned = _without_private(memory)
         if cleaned is None:
             private += 1
         else:
             public.append(cleaned)
     return _enriched(public, config), private
+
+
+def _check_lengths(memories: list[Memory], limit: int) -> None:
+    for memory in memories:
+        if len(memory.content) > limit:
+            raise InvalidInputError(
+                f"memory {memory.id[:80]!r}: content has {len(memory.content):,} characters; the "
+                f"limit is {limit:,} (tiers.ingest.max_content_chars): split it into several"
+            )
 
 
 def _without_private(memory: Memory) -> Memory | None:

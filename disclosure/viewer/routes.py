@@ -20,7 +20,7 @@ from urllib.parse import parse_qs
 from fastapi import APIRouter, FastAPI, Request
 from fastapi.responses import FileResponse, HTMLResponse, RedirectResponse, Response
 
-from disclosure.api.guards import ApiKeys
+from disclosure.api.keys import ApiKeys
 from disclosure.namespaces import NAMESPACE_PARTS, Namespace, iter_namespaces
 from disclosure.pool import ControllerPool
 from disclosure.viewer import views
@@ -209,6 +209,16 @@ def _confirm_forget(pool: ControllerPool, request: Request, secret: bytes) -> st
         "<button class=danger type=submit>Yes, forget it</button></form>"
     )
     return page("Forget a memory?", body, ns=parts)
+
+
+def _refused(request: Request, ns: Namespace, *, write: bool) -> Response | None:
+    """A 403 page unless the key's grant covers ``ns`` (and writes, for a write)."""
+    grant = getattr(request.state, "grant", None)
+    if grant is None or grant.allows(ns.as_dict().get("tenant"), write=write):
+        return None
+    what = "change" if write and grant.read_only else "see"
+    body = f"<p class=notice>This API key may not {what} {escape(str(ns))}.</p>"
+    return _html(page("Forbidden", body), 403)
 
 
 def _namespace(

@@ -226,3 +226,33 @@ def test_a_range_never_ends_after_now_nor_before_it_starts(
         return
     assert temporal.end is not None
     assert temporal.start <= temporal.end <= now
+
+
+def test_a_weekday_naming_a_thing_is_no_time() -> None:
+    """'the Sunday mass' and 'my Sunday group rides' name events, not last Sunday; a counted
+    phrase places 'the Wednesday two months ago'; 'last Friday' and 'Sunday morning' are days."""
+    from datetime import UTC, datetime
+
+    from analyzers import QueryComplexityAnalyzer
+
+    analyzer = QueryComplexityAnalyzer()
+    now = datetime(2023, 4, 1, 12, tzinfo=UTC)
+
+    def span(query: str) -> tuple[datetime | None, datetime | None] | None:
+        temporal = analyzer.analyze(query, now=now).temporal
+        return None if temporal is None else (temporal.start, temporal.end)
+
+    assert span("How long between the Sunday mass and the Ash Wednesday service?") is None
+    assert span("Why are my Sunday group rides faster?") is None
+    assert span("What did I do on the Wednesday two months ago?") == (
+        datetime(2023, 2, 1, tzinfo=UTC),
+        datetime(2023, 3, 1, tzinfo=UTC),
+    )
+    assert span("What happened last Friday?") == (
+        datetime(2023, 3, 31, tzinfo=UTC),
+        datetime(2023, 4, 1, tzinfo=UTC),
+    )
+    assert span("Sunday morning we met, right?") == (
+        datetime(2023, 3, 26, tzinfo=UTC),
+        datetime(2023, 3, 27, tzinfo=UTC),
+    )

@@ -33,10 +33,11 @@ class ChatModel:
         question = next(m["content"] for m in reversed(messages) if m["role"] == "user")
         wanted = set(_WORD.findall(question.lower())) - _STOP
         best, overlap = None, 0
-        for message in messages:
-            if message["role"] != "system":
+        for message in messages:  # the context: a system message or a marked user block
+            content = message["content"]
+            if message["role"] != "system" and not content.startswith("<memory-reference>"):
                 continue
-            for line in message["content"].splitlines():
+            for line in content.splitlines():
                 if not CITATION.search(line):
                     continue
                 shared = len(wanted & set(_WORD.findall(line.lower())))

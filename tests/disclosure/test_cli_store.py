@@ -86,10 +86,13 @@ def test_stats_show_tiers_usage_and_namespaces(
     code, out, _ = run(capsys, "stats", "--json", *store)
     data = json.loads(out)
     assert data["store"]["cold"] == 38 and data["usage"]["standard"]["replies"] == 0
-    code, out, _ = run(capsys, "query", "billing database", "--data-dir", store[1], "--user", "eve")
-    assert code == 0 and out == ""  # eve's namespace is empty: nothing of Dana's
+    code, out, err = run(
+        capsys, "query", "billing database", "--data-dir", store[1], "--user", "eve"
+    )
+    # eve has nothing stored: nothing of Dana's, and the read creates no namespace for her
+    assert code == 1 and out == "" and "nothing is stored" in err
     code, out, _ = run(capsys, "stats", "--all", "--json", "--data-dir", store[1])
-    assert sorted(row["namespace"]["user"] for row in json.loads(out)) == ["dana", "eve"]
+    assert sorted(row["namespace"]["user"] for row in json.loads(out)) == ["dana"]
 
 
 def test_forget_asks_first(
@@ -170,8 +173,15 @@ def test_mistakes_are_one_line_and_store_nothing(
     assert all(row["namespace"]["user"] != "dana" for row in json.loads(out) or [])
 
 
-def test_show_and_forget_mistakes(capsys: pytest.CaptureFixture[str], store: list[str]) -> None:
+def test_show_and_forget_mistakes(
+    capsys: pytest.CaptureFixture[str], store: list[str], tmp_path: Path
+) -> None:
     """An unknown citation, forget without a target: one clear line each."""
+    code, _, err = run(capsys, "show", "mem:zzzzzz", *store)
+    assert code == 1 and "nothing is stored" in err  # a read creates no namespace
+    path = tmp_path / "one.jsonl"
+    path.write_text('{"id": "m1", "content": "hello"}\n', encoding="utf-8")
+    assert run(capsys, "ingest", str(path), *store)[0] == 0
     code, _, err = run(capsys, "show", "mem:zzzzzz", *store)
     assert code == 1 and "no memory has the id or citation 'mem:zzzzzz'" in err
     code, _, err = run(capsys, "forget", *store)

@@ -39,20 +39,36 @@ def test_the_builtins_ship_and_include_the_required_four() -> None:
         assert load_profile(name).name == name
 
 
-def test_default_carries_the_seed_values() -> None:
-    """The levels, the expansion thresholds, the budget, the caches and citations."""
+def test_default_levels_all_reach_the_archive() -> None:
+    """Every level of default searches cold; the levels keep their order of disclosure."""
     p = load_profile("default")
+    levels = [p.levels[level] for level in DisclosureLevel]
+    assert all(cfg.cold_search for cfg in levels)
+    assert [cfg.max_tokens for cfg in levels] == sorted(cfg.max_tokens for cfg in levels)
+    assert levels[0].max_tokens < levels[-1].max_tokens
+    assert p.fusion.method == "learned"
+
+
+def test_compact_keeps_the_small_level_table() -> None:
+    """compact is the lean table for small chat contexts; its minimal still reaches the archive."""
+    p = load_profile("compact")
     table = {
-        level: (cfg.hot_items, cfg.warm_items, cfg.cold_search, cfg.formatter, cfg.max_tokens)
+        level: (cfg.hot_items, cfg.warm_items, cfg.formatter, cfg.max_tokens)
         for level, cfg in p.levels.items()
     }
     assert table == {
-        DisclosureLevel.MINIMAL: (2, 0, False, "summary_only", 200),
-        DisclosureLevel.STANDARD: (5, 2, False, "summary_with_entities", 500),
-        DisclosureLevel.DETAILED: (5, 4, False, "full_content", 1500),
-        DisclosureLevel.COMPREHENSIVE: (5, 6, True, "full_with_context", 3000),
+        DisclosureLevel.MINIMAL: (2, 0, "summary_only", 200),
+        DisclosureLevel.STANDARD: (5, 2, "summary_with_entities", 500),
+        DisclosureLevel.DETAILED: (5, 4, "full_content", 1500),
+        DisclosureLevel.COMPREHENSIVE: (5, 6, "full_with_context", 3000),
     }
-    assert (p.budget.default, p.budget.min, p.budget.max) == (1000, 100, 4000)
+    assert all(cfg.cold_search for cfg in p.levels.values())
+
+
+def test_default_carries_the_budget_expansion_and_cache_values() -> None:
+    """The expansion thresholds, the budget, the caches and citations."""
+    p = load_profile("default")
+    assert (p.budget.default, p.budget.min, p.budget.max) == (1600, 100, 4000)
     assert 0 < p.budget.reply_share < 1
     e = p.expansion
     assert (e.high_confidence, e.clear_winner, e.clear_winner_gap, e.ambiguity) == (
@@ -141,7 +157,7 @@ def test_bad_profiles_fail_with_file_path_and_reason(
 
 def test_unknown_names_and_missing_files() -> None:
     """A name that is no built-in lists the built-ins; a missing file says so."""
-    with pytest.raises(ProfileError, match="built-in: chat, coding-agent, default"):
+    with pytest.raises(ProfileError, match="built-in: chat, coding-agent, compact, default"):
         load_profile("nope")
     with pytest.raises(ProfileError, match="no such profile file"):
         load_profile("missing/profile.yaml")

@@ -35,13 +35,13 @@ def lines(text: str) -> list[str]:
 def test_summary_only_groups_by_day_and_shows_summaries(
     counter: TokenCounter, sample: list[Memory], make_item: MakeItem, cite: Cite
 ) -> None:
-    """One date header per session and day, lines in time order, long contents summarised."""
+    """One date header per day, lines in time order, long contents summarised."""
     picked = [sample[12], sample[0], sample[11], sample[30]]  # out of time order on purpose
     out = get_formatter("summary_only").render(
         [make_item(m) for m in picked], budget=1000, counter=counter, now=NOW
     )
     heads = [line for line in lines(out.text) if line.startswith("## ")]
-    assert len(heads) == len({(m.session_id, m.timestamp.date()) for m in picked})
+    assert len(heads) == len({m.timestamp.date() for m in picked})
     assert all(HEADER.match(h) for h in heads) and "ago)" in heads[0]
     body = [line for line in lines(out.text) if line.startswith("[mem:")]
     assert [line.split("]")[0][1:] for line in body] == [
@@ -50,6 +50,29 @@ def test_summary_only_groups_by_day_and_shows_summaries(
     long_one = next(i for i in out.items if i.id == sample[11].id)
     assert long_one.layer is Layer.INDEX and not long_one.full
     assert any(line.endswith("…") for line in body)
+
+
+@pytest.mark.parametrize("name", ["summary_only", "summary_with_entities", "full_content"])
+def test_a_day_heading_is_printed_once_for_every_session_of_that_day(
+    counter: TokenCounter, make_item: MakeItem, name: str
+) -> None:
+    """Notes of one day from many sessions sit under a single heading, not one each."""
+    notes = [
+        Memory(
+            id=f"n{i}",
+            session_id=f"s{i}",
+            timestamp=datetime(2026, 4, 9, 8, i, tzinfo=UTC),
+            content=f"note {i}: the courier code for parcel {i} is QX{i:04d}",
+        )
+        for i in range(8)
+    ]
+    out = get_formatter(name).render(
+        [make_item(m) for m in notes], budget=2000, counter=counter, now=NOW
+    )
+    assert [line for line in lines(out.text) if line.startswith("## ")] == [
+        "## 9 Apr 2026 (1d ago)"
+    ]
+    assert sum("courier code" in line for line in lines(out.text)) == 8
 
 
 def test_short_memories_read_in_full_even_at_the_index_layer(

@@ -6,11 +6,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tiers.text import ENGLISH_STOPWORDS, Tokenizer, tokenize
+from tiers.text import _COMPOUND, ENGLISH_STOPWORDS, Tokenizer, tokenize
 
 
 def test_lowercases_and_splits_on_punctuation_and_underscores() -> None:
-    """Case folds; punctuation, slashes and underscores separate words; digits stay."""
+    """Case folds; punctuation, slashes and underscores separate words; digits stay; the path
+    written without spaces is one more token, whole."""
     assert tokenize("Moved billing/invoice_total.py to Postgres 16!") == [
         "moved",
         "billing",
@@ -20,7 +21,18 @@ def test_lowercases_and_splits_on_punctuation_and_underscores() -> None:
         "to",
         "postgres",
         "16",
+        "billing/invoice_total.py",
     ]
+
+
+def test_codes_versions_and_addresses_are_also_whole_tokens() -> None:
+    """QX-0042 and v2.3.1 are whole tokens (joined, as QX0042 is written), 192.168.0.1 as
+    written, beside their parts; a sentence's full stop followed by a space joins nothing."""
+    tokens = tokenize("Ticket QX-0042 ships in v2.3.1 to 192.168.0.1. Next week.")
+    assert {"qx0042", "v231", "192.168.0.1"} <= set(tokens)
+    assert "qx0042" in tokenize("QX0042")
+    assert {"qx", "0042", "v2", "192"} <= set(tokens)
+    assert not any(t.startswith("1.next") or " " in t for t in tokens)
 
 
 def test_unicode_letters_are_words_and_compatibility_forms_fold() -> None:
@@ -78,7 +90,14 @@ def test_stopword_settings() -> None:
 
 @given(st.text())
 def test_tokens_are_nonempty_alphanumeric_and_stable(text: str) -> None:
-    """Every token is non-empty, holds no separator, and re-tokenises to itself."""
+    """Every token is non-empty and holds no space; a word re-tokenises to itself, a compound
+    to its parts and itself."""
     for token in tokenize(text):
-        assert token and " " not in token and "_" not in token
-        assert tokenize(token) in ([token], [token[i : i + 2] for i in range(len(token) - 1)])
+        assert token and not any(c.isspace() for c in token)
+        again = tokenize(token)
+        if _COMPOUND.fullmatch(token):
+            assert again[-1] in (token, token.replace("-", "").replace(".", ""))
+            assert all(part in token for part in again[:-1])
+        else:
+            assert "_" not in token
+            assert again in ([token], [token[i : i + 2] for i in range(len(token) - 1)])

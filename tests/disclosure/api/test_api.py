@@ -10,7 +10,8 @@ import pytest
 from fastapi.testclient import TestClient
 
 from disclosure.api import ERROR_CODES, load_api_keys
-from disclosure.api.guards import ApiKeys, RecentResults
+from disclosure.api.guards import RecentResults
+from disclosure.api.keys import ApiKeys
 from tests.disclosure.api.conftest import API_KEY, sample_json
 from tiers.errors import InvalidInputError
 
@@ -133,9 +134,10 @@ def test_namespaces_cannot_be_crossed(client: TestClient) -> None:
     ],
 )
 def test_look_alike_namespaces_see_nothing(client: TestClient, params: dict[str, str]) -> None:
-    """Names that look like Dana's are other namespaces, empty ones."""
-    result = disclose(client, **params)
-    assert result["items"] == [] and not any(t in result["text"] for t in SAMPLE_TEXTS)
+    """Names that look like Dana's are other namespaces: nothing stored, nothing created."""
+    response = client.post("/v1/disclose", params=params, json={"query": QUESTION})
+    assert (response.status_code, error_of(response)) == (404, "unknown_namespace")
+    assert not any(t in response.text for t in SAMPLE_TEXTS)
 
 
 @pytest.mark.parametrize(
@@ -175,6 +177,9 @@ def test_an_explicit_default_is_the_default_namespace(client: TestClient) -> Non
 def test_errors_carry_stable_codes(lean_client: TestClient) -> None:
     """Every failure is {"error": {"code", "message"}} with the documented status."""
     c = lean_client
+    assert c.get("/v1/stats").status_code == 404  # nothing stored yet: reads find nothing
+    stored = c.post("/v1/ingest", json={"memories": [{"id": "m1", "content": "hello"}]})
+    assert stored.status_code == 200
     cases = [
         (c.get("/nope"), 404, "not_found"),
         (c.delete("/v1/stats"), 405, "method_not_allowed"),
@@ -220,8 +225,8 @@ def test_errors_carry_stable_codes(lean_client: TestClient) -> None:
         ),
         (
             c.post("/v1/disclose", content=b"[" * 50_000, headers=JSON),
-            400,
-            "bad_request",
+            422,
+            "too_deep",
         ),
     ]
     for response, status, code in cases:
@@ -257,6 +262,8 @@ def test_api_keys_are_required_checked_and_never_echoed(
 ) -> None:
     """No key or a wrong key: 401; X-API-Key or Bearer: served; /health stays open."""
     caplog.set_level(logging.DEBUG)
+    first = {"memories": [{"id": "m1", "content": "hello"}]}
+    assert keyed_client.post("/v1/ingest", json=first, headers={"X-API-Key": API_KEY}).is_success
     missing = keyed_client.get("/v1/stats")
     assert (missing.status_code, error_of(missing)) == (401, "unauthorized")
     assert missing.headers["www-authenticate"] == "Bearer"

@@ -45,7 +45,9 @@ SLOW_EXAMPLES = 150
 _SUPPRESSED = [HealthCheck.too_slow, HealthCheck.filter_too_much, HealthCheck.data_too_large]
 ROOT = Path(tempfile.gettempdir()) / f"disclosure-fuzz-{uuid.uuid4().hex}"  # made on first use
 POOL = ControllerPool(make_lean_profile(), root=ROOT)
-schema = schemathesis.openapi.from_asgi("/openapi.json", create_app(pool=POOL))
+schema = schemathesis.openapi.from_asgi(
+    "/openapi.json", create_app(pool=POOL, allowed_hosts=["testserver"])
+)
 
 
 @pytest.fixture(scope="module", autouse=True)

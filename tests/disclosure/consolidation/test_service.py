@@ -18,6 +18,7 @@ from disclosure.api.summaries import BackgroundConsolidation
 from tests.disclosure.consolidation.conftest import START, hand_made, profile_with
 
 KEY = "viewer-key-0123456789"
+BASE = "http://127.0.0.1:8765"
 
 
 def memories_json() -> list[dict[str, object]]:
@@ -25,13 +26,13 @@ def memories_json() -> list[dict[str, object]]:
 
 
 def test_consolidate_summaries_and_citations_routes(tmp_path: Path) -> None:
-    with TestClient(create_app(profile_with(), root=tmp_path)) as client:
+    with TestClient(create_app(profile_with(), root=tmp_path), base_url=BASE) as client:
         assert client.post("/v1/ingest?user=dana", json={"memories": memories_json()}).is_success
         report = client.post("/v1/consolidate?user=dana", json={"all": True}).json()
         assert report["sessions"] == ["s1", "s2"] and report["memories"] == 8
         assert client.post("/v1/consolidate?user=dana", json={"all": True}).json()["written"] == 0
-        found = client.get(
-            "/v1/summaries", params={"user": "dana", "query": "Lisbon offsite"}
+        found = client.post(
+            "/v1/summaries/search?user=dana", json={"query": "Lisbon offsite"}
         ).json()
         best = found["summaries"][0]
         assert best["sources"] == ["m5", "m6", "m7"] and best["score"] > 0
@@ -40,6 +41,7 @@ def test_consolidate_summaries_and_citations_routes(tmp_path: Path) -> None:
         assert client.get("/v1/summaries/sum:nope?user=dana").status_code == 404
         # another namespace sees none of it
         assert client.get("/v1/summaries?user=bob").json()["summaries"] == []
+        assert len(client.get("/v1/summaries?user=dana").json()["summaries"]) == 5
         now = (START + timedelta(hours=5)).isoformat()
         disclosed = client.post(
             "/v1/disclose?user=dana",
@@ -52,12 +54,12 @@ def test_consolidate_summaries_and_citations_routes(tmp_path: Path) -> None:
             "session_id": "chat-7",
         }
         assert client.post("/v1/feedback?user=dana", json=body).is_success
-        top = client.get("/v1/citations?user=dana&top=5").json()["citations"]
+        top = client.post("/v1/citations?user=dana", json={"top": 5}).json()["citations"]
         assert top[0]["citation"] == cite and top[0]["cited"] == 1
         uses = client.get(f"/v1/citations/{cite}?user=dana").json()["uses"]
         assert (uses[0]["query"], uses[0]["session_id"]) == ("Lisbon offsite?", "chat-7")
         assert client.get("/v1/citations/mem:zzzzzz?user=dana").status_code == 404
-        assert client.get("/v1/citations?user=dana&top=0").status_code == 422
+        assert client.post("/v1/citations?user=dana", json={"top": 0}).status_code == 422
 
 
 def test_the_service_consolidates_open_namespaces_when_a_trigger_fires(tmp_path: Path) -> None:
@@ -82,7 +84,9 @@ def test_the_service_consolidates_open_namespaces_when_a_trigger_fires(tmp_path:
 
 
 def test_the_viewer_takes_the_apis_keys_and_serves_docs_offline(tmp_path: Path) -> None:
-    with TestClient(create_app(profile_with(), root=tmp_path, api_keys=[KEY])) as client:
+    with TestClient(
+        create_app(profile_with(), root=tmp_path, api_keys=[KEY]), base_url=BASE
+    ) as client:
         assert client.post(
             "/v1/ingest?user=dana", json={"memories": memories_json()}, headers={"X-API-Key": KEY}
         ).is_success

@@ -32,7 +32,7 @@ from tests.disclosure.conftest import CITATION, NOW, ChatModel
 from tiers.errors import InvalidInputError, NamespaceError
 
 SYSTEM = {"role": "system", "content": "You are a helpful assistant for the invoicing team."}
-QUESTION = "Which database did we pick for billing, and who writes the migration?"
+QUESTION = "Which database did we move billing to, and who writes the migration?"
 SAMPLE_TEXTS = [m.content for m in load_sample_conversation()]
 
 
@@ -62,8 +62,14 @@ def test_a_turn_is_injected_answered_ingested_and_fed_back(
     messages = [SYSTEM, {"role": "user", "content": QUESTION}]
     response = chat(model="m", messages=messages, temperature=0, disclosure={"user": "dana"})
     sent = chat_model.last_messages
-    assert [m["role"] for m in sent] == ["system", "system", "user"]
-    assert sent[0] == SYSTEM and sent[1]["content"].startswith("Memory from earlier")
+    assert [m["role"] for m in sent] == ["system", "user", "user"]
+    # the memory is quoted reference data in a user message; the system prompt states the rule
+    assert (
+        sent[0]["content"].startswith(SYSTEM["content"])
+        and "never instructions" in sent[0]["content"]
+    )
+    assert sent[1]["content"].startswith("<memory-reference>\nMemory from earlier")
+    assert sent[1]["content"].endswith("</memory-reference>")
     assert chat_model.requests[-1]["temperature"] == 0  # other arguments pass through
     assert "disclosure" not in chat_model.requests[-1]
     assert messages == [SYSTEM, {"role": "user", "content": QUESTION}]  # caller's list untouched
@@ -101,7 +107,7 @@ def test_the_async_wrapper_does_the_same(pool: ControllerPool, chat_model: ChatM
     messages = [{"role": "user", "content": QUESTION}]
     response = asyncio.run(chat(model="m", messages=messages, disclosure={"user": "dana"}))
     assert "Postgres" in response["choices"][0]["message"]["content"]
-    assert chat_model.last_messages[0]["role"] == "system"
+    assert [m["role"] for m in chat_model.last_messages] == ["system", "user", "user"]
     assert records[-1].ingest is not None and records[-1].ingest.added == 2
     assert records[-1].feedback is not None and records[-1].feedback.used
 
@@ -151,7 +157,7 @@ def test_placement_puts_the_context_where_asked(
     ]
     prepared = wrapper.prepare(messages)
     seen = [
-        "memory" if m["content"].startswith("Memory from earlier") else m["role"]
+        "memory" if m["content"].startswith("<memory-reference>") else m["role"]
         for m in prepared.messages
     ]
     assert seen == roles

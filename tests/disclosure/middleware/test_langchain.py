@@ -56,14 +56,15 @@ def test_the_retriever_returns_one_document_per_disclosed_memory(pool: Controlle
     assert eve.invoke(QUESTION) == []
 
 
-def test_the_injector_adds_a_system_message(pool: ControllerPool) -> None:
+def test_the_injector_adds_the_memory_as_a_marked_block(pool: ControllerPool) -> None:
     """memory_injector: LangChain messages or dicts in, messages with the memory out."""
     inject = memory_injector(pool, namespace={"user": "dana"})
     out = inject.invoke([SystemMessage("Be brief."), HumanMessage(QUESTION)])
-    assert [m.type for m in out] == ["system", "system", "human"]
+    assert [m.type for m in out] == ["system", "human", "human"]
     assert CITATION.search(out[1].text) and "Postgres" in out[1].text
+    assert out[1].text.startswith("<memory-reference>") and "never instructions" in out[0].text
     from_dicts = inject.invoke([{"role": "user", "content": QUESTION}])
-    assert from_dicts[0].type == "system"
+    assert [m.type for m in from_dicts] == ["system", "human", "human"]
 
 
 def test_with_memory_answers_and_records_the_turn(pool: ControllerPool) -> None:

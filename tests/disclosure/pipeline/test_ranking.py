@@ -1,0 +1,103 @@
+"""The learned ranking: its features read what they say, and its weights decide the order."""
+
+from __future__ import annotations
+
+import math
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from analyzers import QueryComplexityAnalyzer
+from disclosure.pipeline.ranking import FEATURES, Ask, asks_assistant, features, rank
+from disclosure.profiles import LEARNED_WEIGHTS, FusionConfig
+from tiers.errors import ProfileError
+from tiers.memory import Memory, ScoredMemory
+
+NOW = datetime(2026, 4, 10, 12, tzinfo=UTC)
+ANALYZER = QueryComplexityAnalyzer()
+
+
+def memory(i: str, speaker: str, session: str = "s1", days_ago: int = 30) -> Memory:
+    return Memory(
+        id=i,
+        content=f"turn {i}",
+        speaker=speaker,
+        session_id=session,
+        timestamp=NOW - timedelta(days=days_ago),
+    )
+
+
+def listed(tier: str, *scored: tuple[Memory, float]) -> list[ScoredMemory]:
+    return [ScoredMemory(m, tier, s, rank=r) for r, (m, s) in enumerate(scored)]
+
+
+def ask(query: str, named: tuple[str, ...] = (), depth: int = 10) -> Ask:
+    return Ask(query, named, ANALYZER.analyze(query, now=NOW), {"warm": depth, "cold": depth})
+
+
+def column(table: object, name: str) -> list[float]:
+    return [float(v) for v in table.matrix[:, FEATURES.index(name)]]  # type: ignore[attr-defined]
+
+
+def test_scores_and_ranks_come_from_each_list_and_absence_costs() -> None:
+    """A memory a full list did not return takes its last score and a rank past its depth."""
+    a, b = memory("a", "Dana"), memory("b", "Dana")
+    table = features(
+        {"cold": listed("cold", (a, 0.9), (b, 0.4)), "warm": listed("warm", (a, 0.7))},
+        ask("x", depth=1),
+    )
+    assert [m.id for m in table.memories] == ["a", "b"]
+    assert column(table, "lexical") == [0.9, 0.4]
+    assert column(table, "vector") == [0.7, 0.7]
+    assert column(table, "lexical_rank")[0] == 0.0 > column(table, "lexical_rank")[1]
+    assert column(table, "vector_rank")[1] == pytest.approx(-math.log1p(1))  # past depth 1
+
+
+def test_speaker_and_role_features() -> None:
+    """Naming one participant marks theirs and the other's; assistant turns count as noise
+    unless the query asks what the assistant said."""
+    caroline, melanie, bot = (
+        memory("c", "Caroline"),
+        memory("m", "Melanie"),
+        memory("x", "assistant"),
+    )
+    lists = {"cold": listed("cold", (caroline, 0.5), (melanie, 0.5), (bot, 0.5))}
+    table = features(lists, ask("What did Caroline paint?", named=("Caroline",)))
+    assert column(table, "named_speaker") == [1.0, 0.0, 0.0]
+    assert column(table, "other_speaker") == [0.0, 1.0, 1.0]
+    assert column(table, "assistant_unasked") == [0.0, 0.0, 1.0]
+    asked = features(lists, ask("Remind me which hotel you recommended in Lisbon"))
+    assert column(asked, "assistant_asked") == [0.0, 0.0, 1.0]
+    assert column(asked, "assistant_unasked") == [0.0, 0.0, 0.0]
+    assert asks_assistant("what was your suggestion?") and not asks_assistant("what did I say?")
+
+
+def test_time_range_and_session_share() -> None:
+    """A memory dated inside the query's range is marked; a session holding the best
+    candidates lends them its share."""
+    old, recent = memory("old", "Dana", "s1", 60), memory("new", "Dana", "s2", 7)
+    lists = {"cold": listed("cold", (recent, 0.8), (old, 0.2))}
+    table = features(lists, ask("what did we discuss last week?"))
+    assert column(table, "in_time_range") == [1.0, 0.0]
+    assert column(table, "session")[0] > column(table, "session")[1]
+
+
+def test_weights_decide_the_order_and_the_chance() -> None:
+    """The same lists ranked with the role weight on and off swap the assistant's turn."""
+    user, bot = memory("u", "Dana"), memory("b", "assistant")
+    lists = {"cold": listed("cold", (bot, 0.8), (user, 0.6))}
+    plain = {"bias": -1.0, "lexical": 3.0}
+    assert [c.id for c in rank(lists, ask("hotels in Lisbon"), plain)] == ["b", "u"]
+    penalised = rank(lists, ask("hotels in Lisbon"), {**plain, "assistant_unasked": -3.0})
+    assert [c.id for c in penalised] == ["u", "b"]
+    assert all(0.0 < c.fused < 1.0 for c in penalised)
+    assert penalised[0].score == pytest.approx(0.6)  # the tier's own score, for expansion
+
+
+def test_the_profile_validates_the_weights() -> None:
+    """Unknown feature names are refused; missing ones weigh 0; the shipped set is complete."""
+    assert set(FusionConfig().learned) == {"bias", *FEATURES} == set(LEARNED_WEIGHTS)
+    assert FusionConfig(learned={"lexical": 1.0}).learned["session"] == 0.0
+    with pytest.raises(ValueError, match="unknown feature 'lexcial'"):
+        FusionConfig(learned={"lexcial": 1.0})
+    assert ProfileError  # profile files report the same message through ProfileError
