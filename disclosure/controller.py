@@ -33,7 +33,7 @@ from disclosure.citation_usage import CitationLog
 from disclosure.consolidation.faces import LongTermMemory
 from disclosure.consolidation.service import Consolidation, with_overview
 from disclosure.consolidation.summarize import SummarizerFn
-from disclosure.pipeline.budget import AdaptiveBudget, Usage
+from disclosure.pipeline.budget import AdaptiveBudget, Usage, usage_summary
 from disclosure.pipeline.caches import DisclosureCaches
 from disclosure.pipeline.compose import Composer
 from disclosure.pipeline.expansion import decide
@@ -356,7 +356,7 @@ class DisclosureController(LongTermMemory):
         return report
 
     def stats(self) -> dict[str, Any]:
-        """Counts per tier, pending embeddings, disk, caches and the learned budgets."""
+        """Counts per tier, pending embeddings, disk, caches, learned budgets, replies per level."""
         self._check_open()
         factors = {
             level.value: {"learned": model is not None, "observations": n}
@@ -369,6 +369,7 @@ class DisclosureController(LongTermMemory):
             "store": asdict(self.store.stats()),
             "caches": self.caches.stats(),
             "budget": factors,
+            "usage": usage_summary(self.budget),
             "full_history_tokens": self.store.total_line_tokens(),
             "summaries": self.consolidation.stats(),
         }

@@ -23,6 +23,7 @@ from disclosure.cli import (
     profiles,
     query,
     serve,
+    service,
     stats,
     tokens,
 )
@@ -39,6 +40,7 @@ COMMANDS = (
     forget,
     consolidate,
     serve,
+    service,
     profiles,
     tokens,
     evaluate,

@@ -115,6 +115,11 @@ def test_the_mcp_server_over_stdio(tmp_path: Path) -> None:
             assert result.structured_content is not None
             return result.structured_content
 
-    found = asyncio.run(search())
+    from disclosure.service import stop_service
+
+    try:
+        found = asyncio.run(search())
+    finally:
+        stop_service(home)  # the MCP server started the root's local service
     assert len(found["results"]) == 2  # type: ignore[arg-type]
     assert "Postgres" in str(found["text"])
