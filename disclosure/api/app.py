@@ -43,12 +43,14 @@ from disclosure.api.models import (
     TextResponse,
     TimelineRequest,
 )
+from disclosure.api.summaries import BackgroundConsolidation, add_routes
 from disclosure.controller import DisclosureController
 from disclosure.mcp.workflow import search_index, timeline
 from disclosure.namespaces import MAX_PART_CHARS, NAMESPACE_PARTS, Namespace, default_home
 from disclosure.pool import ControllerPool
 from disclosure.profiles import Profile
 from disclosure.result import DisclosureResult
+from disclosure.viewer import install_viewer
 from tiers.base import Embedder
 from tiers.errors import InvalidInputError, MemoryValidationError, NamespaceError
 from tiers.memory import Memory
@@ -83,6 +85,7 @@ def create_app(
     pool: ControllerPool | None = None,
     api_keys: ApiKeys | Sequence[str] = (),
     embedder: Embedder | str | None = None,
+    results_dir: Path | None = None,
     allowed_hosts: Sequence[str] = (),
     cors_origins: Sequence[str] = (),
 ) -> FastAPI:
@@ -95,9 +98,13 @@ def create_app(
     controllers = pool or ControllerPool(profile, root=root or default_home(), embedder=embedder)
     keys = api_keys if isinstance(api_keys, ApiKeys) else ApiKeys(api_keys)
 
+    background = BackgroundConsolidation(controllers)
+
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        background.start()
         yield
+        background.stop()
         if owned:
             controllers.close()
 
@@ -106,6 +113,8 @@ def create_app(
         version=__version__,
         description="How much past memory an LLM sees for each query, in the cheapest form.",
         lifespan=lifespan,
+        docs_url=None,  # the viewer serves an offline /docs (Swagger UI would load from a CDN)
+        redoc_url=None,
     )
     install(app)
     app.add_middleware(BodyLimit, max_bytes=controllers.profile.service.max_body_bytes)
@@ -120,6 +129,7 @@ def create_app(
         )
     app.add_middleware(HostGuard, allowed_hosts=allowed_hosts, cors_origins=cors_origins)
     app.state.pool = controllers
+    app.state.consolidation = background
 
     @app.get("/health", response_model=HealthResponse, tags=["service"])
     def health() -> HealthResponse:
@@ -132,6 +142,7 @@ def create_app(
         )
 
     app.include_router(_routes(controllers, keys))
+    install_viewer(app, controllers, keys, results_dir=results_dir)
     return app
 
 
@@ -143,6 +154,12 @@ def _routes(pool: ControllerPool, keys: ApiKeys) -> APIRouter:
     results = RecentResults(limits.results_kept, limits.results_ttl_seconds)
     _write_routes(router, pool, results, auth)
     _read_routes(router, pool, results, auth)
+    add_routes(
+        router,
+        pool,
+        read=_namespace_dependency(pool, auth, write=False),
+        write=_namespace_dependency(pool, auth, write=True),
+    )
     return router
 
 
@@ -179,7 +196,7 @@ def _write_routes(
                 f"within {limits.results_ttl_seconds:g} s)",
             )
         with pool.lease(ns) as controller:
-            report = controller.feedback(result, body.reply)
+            report = controller.feedback(result, body.reply, session_id=body.session_id)
         return FeedbackResponse(
             used=list(report.used),
             cited=list(report.cited),

@@ -111,7 +111,7 @@ def _serve(args: argparse.Namespace) -> int:
     auth = f"{len(keys)} API keys" if keys else "no authentication"
     print(
         f"disclosure: serving {pool.root} (profile {pool.profile.name!r}, {auth}) on "
-        f"http://{args.host}:{port}  (OpenAPI: /docs)",
+        f"http://{args.host}:{port}  (viewer: /, API reference: /docs)",
         file=sys.stderr,
     )
     try:
