@@ -26,7 +26,7 @@ import hashlib
 import json
 import math
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -57,10 +57,17 @@ class Question:
 
 
 def collect(
-    dataset_name: str, profile: Any, cache: Any, folder: Path, *, available: bool
+    dataset_name: str,
+    profile: Any,
+    cache: Any,
+    folder: Path,
+    *,
+    available: bool,
+    only: Collection[str] | None = None,
 ) -> list[Question]:
     """Every question's features, one file per conversation in ``folder`` (a run that stops
-    keeps what it collected); with ``available``, only the conversations collected already."""
+    keeps what it collected); with ``available``, only the conversations collected already;
+    with ``only``, only those conversations."""
     from disclosure.controller import DisclosureController
     from disclosure.evaluation.experiment import DatasetSpec
     from disclosure.evaluation.loading import load_dataset
@@ -72,7 +79,7 @@ def collect(
     for conversation in dataset.conversations:
         questions = [q for q in dataset.questions_of(conversation.id) if q.evidence]
         path = folder / f"{hashlib.sha256(conversation.id.encode()).hexdigest()[:16]}.npz"
-        if not questions:
+        if not questions or (only is not None and conversation.id not in only):
             continue
         if path.is_file():
             out.extend(_load(path))
@@ -209,16 +216,22 @@ def _design(matrix: np.ndarray, columns: Sequence[int]) -> np.ndarray:
     return np.hstack([np.ones((len(matrix), 1)), matrix[:, list(columns)]])
 
 
-def _cached(name: str, profile: Any, cache: Any, *, available: bool) -> list[Question]:
+def _cached(
+    name: str,
+    profile: Any,
+    cache: Any,
+    *,
+    available: bool,
+    only: Collection[str] | None = None,
+) -> list[Question]:
     """The features of ``name``'s questions, from the cache when what they depend on (the
     standard level, the tiers, the analyzer, name stripping) is unchanged."""
     relevant = profile.model_dump_json(include={"tiers", "analyzer"}) + name
     relevant += profile.level("standard").model_dump_json()
     relevant += str(profile.fusion.strip_participants)
     fingerprint = hashlib.sha256(relevant.encode()).hexdigest()[:16]
-    return collect(
-        name, profile, cache, CACHE / f"ranker-{name}-{fingerprint}", available=available
-    )
+    folder = CACHE / f"ranker-{name}-{fingerprint}"
+    return collect(name, profile, cache, folder, available=available, only=only)
 
 
 def _save(path: Path, questions: Sequence[Question]) -> None:

@@ -67,6 +67,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--embedding-cache", type=Path, required=True)
     parser.add_argument("--out", type=Path, default=HERE / "results" / "levers.json")
     parser.add_argument("--skip-settings", action="store_true", help="feature levers only")
+    parser.add_argument(
+        "--settings-conversations",
+        type=int,
+        default=40,
+        help="setting levers: collect again only this many conversations of each set (0: all)",
+    )
+    parser.add_argument(
+        "--available",
+        action="store_true",
+        help="only the conversations whose default features are collected already",
+    )
     args = parser.parse_args(argv)
     from disclosure.evaluation.embedding import DocumentVectorCache
     from disclosure.profiles import load_profile
@@ -75,17 +86,29 @@ def main(argv: Sequence[str] | None = None) -> int:
     cache = DocumentVectorCache(get_embedder("auto"), args.embedding_cache)
     profile = load_profile("default")
     every = list(range(len(FEATURES)))
-    sets = {n: _cached(n, profile, cache, available=False) for n in SETS}
+    sets = {n: _cached(n, profile, cache, available=args.available) for n in SETS}
     rows: dict[str, dict[str, dict[int, float]]] = {"full model": _joint(sets, every)}
     for lever, dropped in FEATURE_LEVERS.items():
         columns = [i for i, f in enumerate(FEATURES) if f not in dropped]
         rows[f"without {lever}"] = _joint(sets, columns)
     if not args.skip_settings:
+        # Collecting a variant ingests every conversation again: on a subset, compared with the
+        # full model on the same subset.
+        limit = args.settings_conversations or None
+        subset = {n: sorted({q.conversation for q in qs})[:limit] for n, qs in sets.items()}
+        kept = {c for ids in subset.values() for c in ids}
+        base = _joint(
+            {n: [q for q in qs if q.conversation in kept] for n, qs in sets.items()}, every
+        )
         for lever, changes in SETTING_LEVERS.items():
             with tempfile.TemporaryDirectory() as tmp:
                 variant = _variant(changes, Path(tmp))
-                other = {n: _cached(n, variant, cache, available=False) for n in SETS}
-            rows[f"without {lever}"] = _joint(other, every)
+                other = {n: _cached(n, variant, cache, available=False, only=kept) for n in SETS}
+            found = _joint(other, every)
+            rows[f"without {lever} (subset)"] = {
+                s: {b: round(full_b + found[s][b] - base[s][b], 4) for b, full_b in v.items()}
+                for s, v in rows["full model"].items()
+            }
     full = rows["full model"]
     print("| lever | " + " | ".join(f"{s} @{b}" for s in SETS for b in SHOWN) + " |")
     print("|---|" + "---|" * (len(SETS) * len(SHOWN)))

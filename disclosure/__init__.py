@@ -3,54 +3,85 @@
 The public surface; everything else lives in modules and may change.
 """
 
+from importlib import import_module as _import_module
 from typing import TYPE_CHECKING as _TYPE_CHECKING
 from typing import Any as _Any
 
-from analyzers import DisclosureLevel, QueryAnalysis, TemporalReference
 from disclosure._version import __version__
-from disclosure.errors import (
-    CorruptDataError,
-    DatasetError,
-    DisclosureError,
-    ExperimentError,
-    IncompatibleDataError,
-    InvalidInputError,
-    MemoryNotFoundError,
-    MemoryValidationError,
-    MissingDependencyError,
-    NamespaceError,
-    ProfileError,
-    RegistryError,
-    StorageError,
-    TierClosedError,
-    TierUnavailableError,
-    TokenizerError,
-)
-from disclosure.middleware.chat import CallOptions, DisclosureMiddleware, TurnRecord
-from disclosure.namespaces import Namespace, default_home
-from disclosure.pool import ControllerPool
-from disclosure.profiles import Profile, builtin_profiles, load_profile
-from disclosure.result import DisclosedItem, DisclosureResult
-from disclosure.service_config import ContextPlacement
-from formatters.base import Layer
-from formatters.tokens import TokenCounter, get_token_counter
-from tiers.memory import Memory, MemoryKind, ScoredMemory
 
 if _TYPE_CHECKING:
+    from analyzers import DisclosureLevel, QueryAnalysis, TemporalReference
+    from disclosure.client import AsyncMemoryClient, MemoryClient
     from disclosure.controller import DisclosureController
+    from disclosure.errors import (
+        CorruptDataError,
+        DatasetError,
+        DisclosureError,
+        ExperimentError,
+        IncompatibleDataError,
+        InvalidInputError,
+        MemoryNotFoundError,
+        MemoryValidationError,
+        MissingDependencyError,
+        NamespaceError,
+        ProfileError,
+        RegistryError,
+        ServiceError,
+        StorageError,
+        TierClosedError,
+        TierUnavailableError,
+        TokenizerError,
+    )
+    from disclosure.middleware.chat import CallOptions, DisclosureMiddleware, TurnRecord
+    from disclosure.namespaces import Namespace, default_home
+    from disclosure.pool import ControllerPool
+    from disclosure.profiles import Profile, builtin_profiles, load_profile
+    from disclosure.result import DisclosedItem, DisclosureResult
+    from disclosure.service_config import ContextPlacement
+    from formatters.base import Layer
+    from formatters.tokens import TokenCounter, get_token_counter
+    from tiers.memory import Memory, MemoryKind, ScoredMemory
+
+# Every public name is loaded on first use, so that `import disclosure` (and a command line
+# served by a running service) does not pay for the analyzer, the tiers and the formatters.
+_WHERE = {
+    "disclosure.errors": (
+        "CorruptDataError DatasetError DisclosureError ExperimentError IncompatibleDataError "
+        "InvalidInputError MemoryNotFoundError MemoryValidationError MissingDependencyError "
+        "NamespaceError ProfileError RegistryError ServiceError StorageError TierClosedError "
+        "TierUnavailableError TokenizerError"
+    ),
+    "analyzers": "DisclosureLevel QueryAnalysis TemporalReference",
+    "disclosure.client": "AsyncMemoryClient MemoryClient",
+    "disclosure.controller": "DisclosureController",
+    "disclosure.middleware.chat": "CallOptions DisclosureMiddleware TurnRecord",
+    "disclosure.namespaces": "Namespace default_home",
+    "disclosure.pool": "ControllerPool",
+    "disclosure.profiles": "Profile builtin_profiles load_profile",
+    "disclosure.result": "DisclosedItem DisclosureResult",
+    "disclosure.service_config": "ContextPlacement",
+    "formatters.base": "Layer",
+    "formatters.tokens": "TokenCounter get_token_counter",
+    "tiers.memory": "Memory MemoryKind ScoredMemory",
+}
+_MODULE_OF = {name: module for module, names in _WHERE.items() for name in names.split()}
 
 
 def __getattr__(name: str) -> _Any:
-    # The controller pulls in the tiers' engines; load it on first use so `import disclosure`
-    # (and the CLI's --help) stays quick.
-    if name == "DisclosureController":
-        from disclosure.controller import DisclosureController
+    module = _MODULE_OF.get(name)
+    if module is None:
+        raise AttributeError(f"module 'disclosure' has no attribute {name!r}")
+    value = getattr(_import_module(module), name)
+    globals()[name] = value
+    return value
 
-        return DisclosureController
-    raise AttributeError(f"module 'disclosure' has no attribute {name!r}")
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})
 
 
 __all__ = [
+    "AsyncMemoryClient",
     "CallOptions",
     "ContextPlacement",
     "ControllerPool",
@@ -67,6 +98,7 @@ __all__ = [
     "InvalidInputError",
     "Layer",
     "Memory",
+    "MemoryClient",
     "MemoryKind",
     "MemoryNotFoundError",
     "MemoryValidationError",
@@ -78,6 +110,7 @@ __all__ = [
     "QueryAnalysis",
     "RegistryError",
     "ScoredMemory",
+    "ServiceError",
     "StorageError",
     "TemporalReference",
     "TierClosedError",

@@ -28,7 +28,12 @@ from types import TracebackType
 from typing import Any
 
 from analyzers import DisclosureLevel, QueryAnalysis, QueryComplexityAnalyzer
-from disclosure.pipeline.budget import AdaptiveBudget, Usage
+from disclosure.citation_styles import restyle
+from disclosure.citation_usage import CitationLog
+from disclosure.consolidation.faces import LongTermMemory
+from disclosure.consolidation.service import Consolidation, with_overview
+from disclosure.consolidation.summarize import SummarizerFn
+from disclosure.pipeline.budget import AdaptiveBudget, Usage, usage_summary
 from disclosure.pipeline.caches import DisclosureCaches
 from disclosure.pipeline.compose import Composer
 from disclosure.pipeline.expansion import decide
@@ -56,7 +61,7 @@ MAX_QUERY_CHARS = 20_000
 _NO_EMBEDDER = "none"
 
 
-class DisclosureController:
+class DisclosureController(LongTermMemory):
     """Progressive disclosure over a tiered memory store. Thread-safe; a context manager."""
 
     def __init__(
@@ -65,6 +70,7 @@ class DisclosureController:
         *,
         data_dir: Path | str,
         embedder: Embedder | str | None = None,
+        summarizer: SummarizerFn | None = None,
     ) -> None:
         self.profile = profile
         self.data_dir = Path(data_dir)
@@ -92,6 +98,14 @@ class DisclosureController:
             self.gatherer = Gatherer(self.store, profile.fusion, self.caches, self._pool)
             self.composer = Composer(profile, self.store, self.gatherer, self.counter)
             self._detail_style = _style_of(profile)
+            self.consolidation = Consolidation(
+                self.data_dir,
+                self.store,
+                profile.consolidation,
+                citation_prefix=profile.citations.prefix,
+                summarizer=summarizer,
+            )
+            self.citation_log = CitationLog(self.data_dir)
         except BaseException:
             self.store.close()
             raise
@@ -103,9 +117,13 @@ class DisclosureController:
         *,
         data_dir: Path | str,
         embedder: Embedder | str | None = None,
+        summarizer: SummarizerFn | None = None,
     ) -> DisclosureController:
-        """A controller on a built-in profile name, a YAML path, or a Profile."""
-        return cls(load_profile(name_or_path), data_dir=data_dir, embedder=embedder)
+        """A controller on a built-in profile name, a YAML path, or a Profile (``summarizer``:
+        a callable writing consolidated summaries instead of the profile's)."""
+        return cls(
+            load_profile(name_or_path), data_dir=data_dir, embedder=embedder, summarizer=summarizer
+        )
 
     def _usage_path(self, profile: Profile) -> Path:
         """Where the adaptive budget keeps its replies: ``budget.learning.path`` (relative to
@@ -146,6 +164,7 @@ class DisclosureController:
             sessions = {changed[i].session_id for i in report.ids if i in changed}
             self.caches.invalidate(ids=report.ids, sessions=sessions)
             self.participants.add(changed[i].speaker for i in report.ids if i in changed)
+            self.consolidation.consolidator.wrote()
         if private:
             log.info("ingest: %d memories were entirely private and were not stored", private)
         return report
@@ -162,6 +181,8 @@ class DisclosureController:
             raise InvalidInputError("forget takes a sequence of ids, not a single string")
         report = self.store.forget(self._ids_of(ids or ()), session_id=session_id)
         self.caches.erase(report.ids, report.sessions)
+        self.consolidation.forgotten(report.ids, report.sessions)
+        self.citation_log.forget(report.ids)
         return report
 
     # -- disclosing ---------------------------------------------------------------------------
@@ -224,15 +245,20 @@ class DisclosureController:
             items = self.composer.render_items(explicit, candidates, expansion.layers, query=query)
         full = self.store.total_line_tokens()  # one reading: the savings line and the field agree
         with trace.stage("render"):
+            overview = None
+            if self.consolidation.serves(chosen.value):
+                overview = self.consolidation.overview(query, decision.tokens, self.counter)
             rendered = self.composer.render(
                 items,
                 config=config,
                 analysis=analysis,
                 level=chosen,
-                budget=decision.tokens,
+                budget=decision.tokens - (overview.tokens if overview else 0),
                 now=when,
                 full_history_tokens=full,
             )
+            rendered = with_overview(rendered, overview, decision.tokens, self.counter)
+            rendered = restyle(rendered, self.profile.citations, decision.tokens, self.counter)
         named_ids = {m.id for m in explicit}
         result = self.composer.result(
             rendered,
@@ -275,10 +301,14 @@ class DisclosureController:
         )
 
     def show(self, id_or_citation: str) -> str:
-        """One memory in full detail, with its neighbours' citations (``mem:a7Bc3x`` or an id)."""
+        """One memory in full detail, with its neighbours' citations (``mem:a7Bc3x`` or an id);
+        a summary's id (``sum:...``, ``ses:...``) shows the summary at its three levels."""
         self._check_open()
         memory = self._resolve(id_or_citation)
         if memory is None:
+            summary = self.consolidation.get(id_or_citation.strip().strip("[]"))
+            if summary is not None:  # a consolidated summary is citable too: its three levels
+                return f"{summary.index_line}\n\n{summary.paragraph}\n\n{summary.full_text}"
             raise MemoryNotFoundError(f"no memory has the id or citation {id_or_citation!r}")
         return self.caches.detail(
             memory.id, memory.session_id, self._detail_style, lambda: self.composer.detail(memory)
@@ -289,8 +319,11 @@ class DisclosureController:
         self._check_open()
         return self._resolve(id_or_citation)
 
-    def feedback(self, result: DisclosureResult, reply: str) -> FeedbackReport:
-        """Record what ``reply`` used of ``result``: it teaches the budget and the lifecycle."""
+    def feedback(
+        self, result: DisclosureResult, reply: str, *, session_id: str | None = None
+    ) -> FeedbackReport:
+        """Record what ``reply`` used of ``result``: it teaches the budget and the lifecycle,
+        and the citation log keeps which memories it used (``session_id``: the caller's)."""
         self._check_open()
         memories = {m.id: m for m in self.store.get([i.id for i in result.items])}
         report = measure(
@@ -319,10 +352,20 @@ class DisclosureController:
         self.budget.record(result.level, usage)
         if report.used:
             self.store.record_use(report.used)
+        citations = {item.id: item.citation for item in result.items}
+        self.citation_log.record(
+            used=[(i, citations.get(i, ""), i in report.cited) for i in report.used],
+            query=result.analysis.query,
+            level=result.level.value,
+            session_id=session_id,
+            budget=result.budget,
+            tokens_used=result.tokens_used,
+            full_history_tokens=result.full_history_tokens,
+        )
         return report
 
     def stats(self) -> dict[str, Any]:
-        """Counts per tier, pending embeddings, disk, caches and the learned budgets."""
+        """Counts per tier, pending embeddings, disk, caches, learned budgets, replies per level."""
         self._check_open()
         factors = {
             level.value: {"learned": model is not None, "observations": n}
@@ -335,7 +378,9 @@ class DisclosureController:
             "store": asdict(self.store.stats()),
             "caches": self.caches.stats(),
             "budget": factors,
+            "usage": usage_summary(self.budget),
             "full_history_tokens": self.store.total_line_tokens(),
+            "summaries": self.consolidation.stats(),
         }
 
     def close(self) -> None:
@@ -347,6 +392,8 @@ class DisclosureController:
         self.store.close()
         self.caches.close()
         self.budget.close()
+        self.consolidation.close()
+        self.citation_log.close()
 
     def __enter__(self) -> DisclosureController:
         return self

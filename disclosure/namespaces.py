@@ -25,9 +25,16 @@ import unicodedata
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from disclosure.service_config import NAMESPACE_PARTS, IsolationConfig
 from tiers.errors import NamespaceError, StorageError
+
+if TYPE_CHECKING:  # pydantic's import is not needed to find a namespace's directory
+    from disclosure.service_config import IsolationConfig
+
+# service_config.NAMESPACE_PARTS, repeated (a test keeps them equal) so that finding a
+# namespace's directory does not import pydantic
+NAMESPACE_PARTS = ("tenant", "user", "conversation")
 
 DEFAULT_PART = "default"
 MAX_PART_CHARS = 128

@@ -4,6 +4,10 @@ Opening a controller costs about a second and holds its data directory's lock, s
 keeps the recently used ones open: at most ``isolation.max_open`` idle ones, the least recently
 used closed first. A controller in use (leased) is never closed under its user; when every
 open one is leased the pool runs over its bound until leases return. Thread-safe.
+
+When a local service owns the root (``disclosure service start``), its process holds the stores:
+:meth:`ControllerPool.memory` then hands out a client of that service, with the controller's
+method names, instead of a controller, so the pool's user shares the service's memory.
 """
 
 from __future__ import annotations
@@ -22,9 +26,10 @@ from typing import TYPE_CHECKING
 from disclosure.namespaces import MARKER_FILE, Namespace, claim_dir, make_namespace, namespace_dir
 from disclosure.profiles import Profile, load_profile
 from tiers.base import Embedder
-from tiers.errors import InvalidInputError
+from tiers.errors import InvalidInputError, StorageError
 
 if TYPE_CHECKING:
+    from disclosure.client import MemoryClient
     from disclosure.controller import DisclosureController
 
 log = logging.getLogger(__name__)
@@ -82,6 +87,22 @@ class ControllerPool:
             yield controller
         finally:
             self.release(namespace)
+
+    @contextmanager
+    def memory(self, namespace: Namespace) -> Iterator[DisclosureController | MemoryClient]:
+        """The namespace's memory for the ``with`` block: a client of the local service that
+        owns the root when one runs (the stores are its), else the leased controller."""
+        from disclosure.service import find_service, service_disabled
+
+        info = None if service_disabled() else find_service(self.root)
+        if info is None:
+            with self.lease(namespace) as controller:
+                yield controller
+            return
+        from disclosure.client import MemoryClient
+
+        with MemoryClient(info.url, api_key=info.token, namespace=namespace.as_dict()) as client:
+            yield client
 
     @contextmanager
     def writing(self, namespace: Namespace) -> Iterator[DisclosureController]:
@@ -174,13 +195,27 @@ class ControllerPool:
             )
             log.info("opened namespace %s at %s", namespace, directory)
         except BaseException as exc:
-            entry.error = exc
+            entry.error = self._explained(exc)
             with self._lock:
                 if self._entries.get(key) is entry:
                     del self._entries[key]
         finally:
             entry.ready.set()
         self._evict()
+
+    def _explained(self, exc: BaseException) -> BaseException:
+        """A store held by the root's local service says so, and what to use instead."""
+        if not isinstance(exc, StorageError):
+            return exc
+        from disclosure.service import find_service
+
+        info = find_service(self.root)
+        if info is None:
+            return exc
+        return StorageError(
+            f"{exc}; the local service (pid {info.pid}, {info.url}) owns {self.root}: use "
+            "ControllerPool.memory(namespace) or disclosure.client.MemoryClient.for_root()"
+        )
 
     def _discard(self, namespace: Namespace) -> None:
         """Close and delete a namespace this pool just created, if it is unused and empty."""

@@ -22,6 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from analyzers import DisclosureLevel
 from analyzers.config import AnalyzerConfig
+from disclosure.consolidation.config import ConsolidationConfig
 from disclosure.pipeline.ranking import FEATURES
 from disclosure.safe_yaml import load_yaml
 from disclosure.service_config import IsolationConfig, MiddlewareConfig, ServiceConfig
@@ -266,6 +267,7 @@ class Profile(_Section):
     isolation: IsolationConfig = IsolationConfig()
     middleware: MiddlewareConfig = MiddlewareConfig()
     service: ServiceConfig = ServiceConfig()
+    consolidation: ConsolidationConfig = ConsolidationConfig()
 
     @model_validator(mode="after")
     def _every_level(self) -> Profile:

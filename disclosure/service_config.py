@@ -8,12 +8,12 @@
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Literal
+from typing import Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-NAMESPACE_PARTS = ("tenant", "user", "conversation")
 NamespacePart = Literal["tenant", "user", "conversation"]
+NAMESPACE_PARTS: tuple[str, ...] = get_args(NamespacePart)
 
 
 class _Section(BaseModel):
@@ -89,7 +89,14 @@ class MiddlewareConfig(_Section):
 
 
 class ServiceConfig(_Section):
-    """Limits of the HTTP API (``disclosure serve``) and the MCP server."""
+    """Limits of the HTTP API (``disclosure serve``) and the MCP server; the local service.
+
+    The local service (``disclosure service start``) owns a data root for every other process.
+    ``background_embedding``: it acknowledges an ingest once the archive has the memories and
+    embeds them in a worker thread, ``drain_batch`` memories at a time (sorted by length and cut
+    into the embedder's batches, so little is padded), whatever the callers' batch sizes.
+    ``autostart``: the MCP server starts the service when none runs for its root.
+    """
 
     max_body_bytes: int = Field(default=1_048_576, ge=1024)
     max_memories: int = Field(default=1000, ge=1)
@@ -97,3 +104,6 @@ class ServiceConfig(_Section):
     max_history: int = Field(default=100, ge=0)
     results_kept: int = Field(default=1024, ge=1)
     results_ttl_seconds: float = Field(default=3600, gt=0)
+    background_embedding: bool = True
+    drain_batch: int = Field(default=512, ge=1, le=5000)
+    autostart: bool = True

@@ -23,6 +23,9 @@ class CitationConfig(_Section):
     enabled: bool = True
     prefix: str = Field(default="mem", pattern=r"^[a-z][a-z0-9_-]{0,15}$")
     length: int = Field(default=6, ge=4, le=16)
+    # inline: [mem:a7Bc3x] where the memory is; footnote: markers [1] in the text and the
+    # sources listed at the end; reference: the sources listed at the end only.
+    style: Literal["inline", "footnote", "reference"] = "inline"
 
 
 class FormattingConfig(_Section):

@@ -34,6 +34,9 @@ def test_the_wheel_carries_profiles_and_data_and_runs_from_elsewhere(tmp_path: P
     for profile in (REPO / "configs" / "profiles").glob("*.yaml"):
         assert f"disclosure/_builtin_profiles/{profile.name}" in names
     assert "disclosure/data/sample_conversation.jsonl" in names
+    assert {"disclosure/viewer/static/viewer.css", "disclosure/viewer/static/viewer.js"} <= set(
+        names
+    )
     site = tmp_path / "site"
     zipfile.ZipFile(wheel).extractall(site)
     script = (

@@ -22,6 +22,7 @@ this library::
     |   +-- TierClosedError                a tier or store used after close()
     +-- DatasetError (ValueError)          evaluation data that cannot be read or repaired
     +-- MissingDependencyError (ImportError) an optional extra that is not installed
+    +-- ServiceError (ConnectionError)     the memory service is unreachable or refused a request
 
 Messages say what was wrong, where, and what is valid.
 """
@@ -123,6 +124,16 @@ class DatasetError(DisclosureError, ValueError):
 
 class MissingDependencyError(DisclosureError, ImportError):
     """An optional part (an extra such as ``[server]``) whose packages are not installed."""
+
+
+class ServiceError(DisclosureError, ConnectionError):
+    """The local memory service could not be reached, started or stopped, or refused a request
+    (a wrong access token). ``code`` is the API's error code when the service answered."""
+
+    def __init__(self, message: str, *, code: str = "unavailable", status: int | None = None):
+        super().__init__(message)
+        self.code = code
+        self.status = status
 
 
 def describe_validation_error(exc: ValidationError, *, sep: str = " -> ") -> str:

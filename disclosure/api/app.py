@@ -6,7 +6,6 @@ one namespace means nothing in another. Routes are sync functions: FastAPI runs 
 thread pool, and the controllers are thread-safe.
 """
 
-import difflib
 import inspect
 import logging
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
@@ -14,10 +13,8 @@ from contextlib import asynccontextmanager, contextmanager
 from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
-from urllib.parse import parse_qsl
 
 from fastapi import APIRouter, Depends, FastAPI, Query, Request, Response, Security
-from fastapi.routing import APIRoute
 from fastapi.security import APIKeyHeader, HTTPAuthorizationCredentials, HTTPBearer
 
 from disclosure._version import __version__
@@ -47,6 +44,8 @@ from disclosure.api.models import (
     TimelineRequest,
 )
 from disclosure.api.observability import ObservedRequests, Observer
+from disclosure.api.queries import check_query_encoding, refuse_unknown_parameters
+from disclosure.api.summaries import BackgroundConsolidation, add_routes
 from disclosure.controller import DisclosureController
 from disclosure.mcp.workflow import search_index, timeline
 from disclosure.memories import MemoryBook
@@ -54,6 +53,7 @@ from disclosure.namespaces import MAX_PART_CHARS, NAMESPACE_PARTS, Namespace, de
 from disclosure.pool import ControllerPool
 from disclosure.profiles import Profile
 from disclosure.result import DisclosureResult
+from disclosure.viewer import install_viewer
 from tiers.base import Embedder
 from tiers.errors import InvalidInputError, MemoryValidationError, NamespaceError
 from tiers.memory import Memory
@@ -88,6 +88,7 @@ def create_app(
     pool: ControllerPool | None = None,
     api_keys: ApiKeys | Sequence[str] = (),
     embedder: Embedder | str | None = None,
+    results_dir: Path | None = None,
     allowed_hosts: Sequence[str] = (),
     cors_origins: Sequence[str] = (),
     upstream: str | None = None,
@@ -103,9 +104,13 @@ def create_app(
     controllers = pool or ControllerPool(profile, root=root or default_home(), embedder=embedder)
     keys = api_keys if isinstance(api_keys, ApiKeys) else ApiKeys(api_keys)
 
+    background = BackgroundConsolidation(controllers)
+
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        background.start()
         yield
+        background.stop()
         if owned:
             controllers.close()
 
@@ -114,6 +119,8 @@ def create_app(
         version=__version__,
         description="How much past memory an LLM sees for each query, in the cheapest form.",
         lifespan=lifespan,
+        docs_url=None,  # the viewer serves an offline /docs (Swagger UI would load from a CDN)
+        redoc_url=None,
     )
     install(app)
     app.add_middleware(BodyLimit, max_bytes=controllers.profile.service.max_body_bytes)
@@ -131,6 +138,7 @@ def create_app(
     app.add_middleware(ObservedRequests, observer=observer)  # outermost: sees every answer
     app.state.pool = controllers
     app.state.observer = observer
+    app.state.consolidation = background
 
     @app.get("/health", response_model=HealthResponse, tags=["service"])
     def health() -> HealthResponse:
@@ -154,6 +162,7 @@ def create_app(
         body, content_type = observer.exposition()
         return Response(body, media_type=content_type)
 
+    install_viewer(app, controllers, keys, results_dir=results_dir)
     return app
 
 
@@ -171,6 +180,12 @@ def _routes(pool: ControllerPool, keys: ApiKeys, observer: Observer) -> APIRoute
     )
     _write_routes(router, pool, results, auth)
     _read_routes(router, pool, results, auth, observer)
+    add_routes(
+        router,
+        pool,
+        read=_namespace_dependency(pool, auth, write=False),
+        write=_namespace_dependency(pool, auth, write=True),
+    )
     return router
 
 
@@ -207,7 +222,7 @@ def _write_routes(
                 f"within {limits.results_ttl_seconds:g} s)",
             )
         with pool.lease(ns) as controller:
-            report = controller.feedback(result, body.reply)
+            report = controller.feedback(result, body.reply, session_id=body.session_id)
         return FeedbackResponse(
             used=list(report.used),
             cited=list(report.cited),
@@ -342,9 +357,9 @@ def _namespace_dependency(
     isolation = pool.profile.isolation
 
     def namespace(request: Request, grant: Grant | None, **declared: str | None) -> Namespace:
-        _check_query_encoding(request)
+        check_query_encoding(request)
         query = request.query_params
-        _refuse_unknown_parameters(request, isolation.scope)
+        refuse_unknown_parameters(request, isolation.scope)
         repeated = [part for part in NAMESPACE_PARTS if len(query.getlist(part)) > 1]
         if repeated:
             raise NamespaceError(f"namespace {repeated[0]} is given more than once")
@@ -380,31 +395,6 @@ def _namespace_dependency(
     return namespace
 
 
-def _refuse_unknown_parameters(request: Request, scope: Sequence[str]) -> None:
-    """A misspelt query parameter (``?usr=bob``) is an error naming it, never dropped: the
-    request would otherwise go to another namespace than the client meant. The namespace
-    parts and the route's own parameters (``limit``, ``cursor``, ...) are known."""
-    route = request.scope.get("route")
-    own = _query_names(route.dependant) if isinstance(route, APIRoute) else set()
-    known = own - set(NAMESPACE_PARTS) | set(scope)
-    unknown = sorted(k for k in request.query_params if k not in NAMESPACE_PARTS and k not in own)
-    if unknown:
-        close = difflib.get_close_matches(unknown[0], sorted(known), n=1)
-        hint = f" (did you mean {close[0]!r}?)" if close else ""
-        raise NamespaceError(
-            f"unknown query parameter {unknown[0][:40]!r}{hint}; this route takes "
-            f"{', '.join(sorted(known)) or 'no namespace parts'}"
-        )
-
-
-def _query_names(dependant: Any) -> set[str]:
-    """The query parameters a route and its dependencies declare."""
-    names = {param.alias for param in dependant.query_params}
-    for sub in dependant.dependencies:
-        names |= _query_names(sub)
-    return names
-
-
 @contextmanager
 def _reading(pool: ControllerPool, ns: Namespace) -> Iterator["DisclosureController"]:
     """The controller of a namespace that exists: a read of one nothing was written to finds
@@ -417,16 +407,6 @@ def _reading(pool: ControllerPool, ns: Namespace) -> Iterator["DisclosureControl
         )
     with pool.lease(ns) as controller:
         yield controller
-
-
-def _check_query_encoding(request: Request) -> None:
-    """Percent-escapes must spell UTF-8: the usual lenient decoding turns every invalid byte
-    into U+FFFD, so ``a%FF`` and ``a%FE`` would name one namespace."""
-    raw = request.scope.get("query_string", b"").decode("latin-1")
-    try:
-        parse_qsl(raw, keep_blank_values=True, encoding="utf-8", errors="strict")
-    except UnicodeDecodeError:
-        raise NamespaceError("query parameters must be valid UTF-8 (percent-encoded)") from None
 
 
 def _authorise(request: Request, grant: Grant | None, ns: Namespace, *, write: bool) -> None:

@@ -120,6 +120,7 @@ class ShowResponse(_Body):
 class FeedbackRequest(_Request):
     disclosure_id: str = Field(min_length=1, max_length=64)
     reply: str = Field(max_length=MAX_REPLY_CHARS)
+    session_id: Id | None = None  # the caller's session, kept with the citations the reply used
 
 
 class FeedbackResponse(_Body):

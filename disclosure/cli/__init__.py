@@ -14,6 +14,7 @@ from collections.abc import Sequence
 
 from disclosure._version import __version__
 from disclosure.cli import (
+    consolidate,
     demo,
     doctor,
     evaluate,
@@ -22,6 +23,7 @@ from disclosure.cli import (
     profiles,
     query,
     serve,
+    service,
     stats,
     tokens,
 )
@@ -30,7 +32,20 @@ from tiers.errors import DisclosureError, is_disk_full
 
 __all__ = ["COMMANDS", "EXIT_ERROR", "EXIT_USAGE", "UsageError", "build_parser", "main"]
 
-COMMANDS = (demo, ingest, query, stats, forget, serve, profiles, tokens, evaluate, doctor)
+COMMANDS = (
+    demo,
+    ingest,
+    query,
+    stats,
+    forget,
+    consolidate,
+    serve,
+    service,
+    profiles,
+    tokens,
+    evaluate,
+    doctor,
+)
 EXIT_ERROR = 1
 EXIT_USAGE = 2
 

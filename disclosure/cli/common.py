@@ -1,21 +1,27 @@
-"""What the commands share: the usage error; the data directory, profile and namespace options."""
+"""What the commands share: the usage error; the data directory, profile and namespace options;
+the memory of a namespace, through the root's running service when there is one."""
 
 from __future__ import annotations
 
 import argparse
 import re
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Protocol
 
-from disclosure.namespaces import HOME_VARIABLE, Namespace, default_home
+from disclosure.namespaces import HOME_VARIABLE, NAMESPACE_PARTS, Namespace, default_home
 from tiers.errors import InvalidInputError
 
 if TYPE_CHECKING:
+    from disclosure.client import MemoryClient
     from disclosure.controller import DisclosureController
+    from disclosure.pipeline.feedback import FeedbackReport
     from disclosure.pool import ControllerPool
+    from disclosure.result import DisclosureResult
+    from tiers.memory import Memory
+    from tiers.reports import ForgetReport, IngestReport
 
 
 class UsageError(Exception):
@@ -28,6 +34,7 @@ def add_store_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--profile", default="default", help="a built-in name or a YAML path")
     group.add_argument(
         "--data-dir",
+        "--root",
         type=Path,
         help=f"the root data directory (default: ${HOME_VARIABLE}, else "
         f"~/.local/share/tiered-disclosure); one store per namespace under it",
@@ -74,6 +81,79 @@ def open_store(
 def describe(namespace: Namespace) -> str:
     """``tenant=default, user=dana``: how the CLI names a namespace it creates."""
     return ", ".join(f"{name}={value}" for name, value in namespace.parts) or "(shared)"
+
+
+class MemoryApi(Protocol):
+    """What a store command needs of a namespace's memory: a controller or a service client."""
+
+    def ingest(self, memories: Iterable[Memory | Mapping[str, Any]]) -> IngestReport: ...
+
+    def disclose(
+        self,
+        query: str,
+        *,
+        history: Sequence[str | Mapping[str, Any]] = (),
+        now: Any = None,
+        level: Any = None,
+        budget: int | None = None,
+        context_window: int | None = None,
+        prompt_tokens: int = 0,
+    ) -> DisclosureResult: ...
+
+    def show(self, id_or_citation: str) -> str: ...
+
+    def feedback(self, result: DisclosureResult, reply: str) -> FeedbackReport: ...
+
+    def forget(
+        self, *, ids: Sequence[str] | None = None, session_id: str | None = None
+    ) -> ForgetReport: ...
+
+    def stats(self) -> dict[str, Any]: ...
+
+
+@contextmanager
+def open_memory(
+    args: argparse.Namespace, *, create: bool = True
+) -> Iterator[tuple[MemoryApi, Namespace, str | None]]:
+    """The memory of the namespace the options name, the namespace, and the service's address:
+    the running service of the root when there is one (nothing heavy is loaded then), else the
+    store opened here (address None; closed afterwards; ``create`` as for :func:`open_store`)."""
+    from disclosure.service import find_service, service_disabled
+
+    root = root_of(args)
+    info = None if service_disabled() else find_service(root)
+    if info is None:
+        with open_store(args, create=create) as (controller, namespace):
+            yield controller, namespace, None
+        return
+    from disclosure.client import MemoryClient
+
+    if args.profile not in ("default", info.profile):
+        print(
+            f"disclosure: note: the service for {root} runs profile {info.profile!r}; "
+            f"--profile {args.profile} applies only to stores opened here",
+            file=sys.stderr,
+        )
+    given = {part: getattr(args, part) for part in NAMESPACE_PARTS}
+    namespace = Namespace(tuple((k, v) for k, v in given.items() if v is not None))
+    with MemoryClient(info.url, api_key=info.token, namespace=given) as client:
+        new = create and not _served_namespace_exists(client)
+        yield client, namespace, info.url
+        if new:  # said once the write succeeded, as for a store opened here
+            print(
+                f"disclosure: new namespace {describe(namespace)} (service at {info.url})",
+                file=sys.stderr,
+            )
+
+
+def _served_namespace_exists(client: MemoryClient) -> bool:
+    """Whether the service holds the client's namespace (a read of one it does not hold is
+    refused as unknown, and creates nothing)."""
+    try:
+        client.stats()
+    except InvalidInputError:
+        return False
+    return True
 
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")

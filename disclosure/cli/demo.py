@@ -11,20 +11,19 @@ import sys
 import tempfile
 import time
 from datetime import timedelta
+from typing import TYPE_CHECKING
 
-from analyzers import DisclosureLevel
-from disclosure.profiles import Profile, load_profile
-from disclosure.result import DisclosureResult, human_tokens
-from disclosure.sample import load_sample_conversation
-from formatters.history import render_full_history
-from formatters.tokens import get_token_counter
-from tiers.memory import Memory
+if TYPE_CHECKING:  # the command line loads what a command needs when it runs
+    from analyzers import DisclosureLevel
+    from disclosure.profiles import Profile
+    from disclosure.result import DisclosureResult
+    from tiers.memory import Memory
 
-QUERIES = {
-    DisclosureLevel.MINIMAL: "quick: when do we deploy v2?",
-    DisclosureLevel.STANDARD: "What is the payment gateway's retry policy?",
-    DisclosureLevel.DETAILED: "Explain why we moved billing off SQLite",
-    DisclosureLevel.COMPREHENSIVE: "Give me the full context on the duplicate email incident",
+QUERIES = {  # by level
+    "minimal": "quick: when do we deploy v2?",
+    "standard": "What is the payment gateway's retry policy?",
+    "detailed": "Explain why we moved billing off SQLite",
+    "comprehensive": "Give me the full context on the duplicate email incident",
 }
 _RULE = "\u2501" * 3
 
@@ -38,7 +37,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def _demo(args: argparse.Namespace) -> int:
+    from analyzers import DisclosureLevel
     from disclosure.controller import DisclosureController
+    from disclosure.profiles import load_profile
+    from disclosure.sample import load_sample_conversation
 
     started = time.perf_counter()
     profile = load_profile(args.profile)
@@ -55,7 +57,8 @@ def _demo(args: argparse.Namespace) -> int:
         embedder = controller.store.stats().warm_embedder or "none"
         print(f"Ingested into a temporary store in {ready:.1f} s (embedder: {embedder}).\n")
         first_citation = ""
-        for level, query in QUERIES.items():
+        for name, query in QUERIES.items():
+            level = DisclosureLevel(name)
             result = controller.disclose(query, now=now, level=level)
             _show_level(level, query, result, profile.levels[level].formatter)
             first_citation = first_citation or next((i.citation for i in result.items), "")
@@ -70,6 +73,10 @@ def _demo(args: argparse.Namespace) -> int:
 
 
 def _introduce(profile: Profile, memories: list[Memory]) -> None:
+    from disclosure.result import human_tokens
+    from formatters.history import render_full_history
+    from formatters.tokens import get_token_counter
+
     counter = get_token_counter(profile.tokens.encoding)
     full = counter(render_full_history(memories))
     sessions = len({m.session_id for m in memories})

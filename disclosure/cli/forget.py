@@ -10,7 +10,13 @@ import argparse
 import shutil
 import sys
 
-from disclosure.cli.common import add_store_options, namespace_of, open_store, pool_of
+from disclosure.cli.common import (
+    add_store_options,
+    namespace_of,
+    open_memory,
+    pool_of,
+    root_of,
+)
 from disclosure.namespaces import namespace_dir
 from tiers.errors import InvalidInputError
 
@@ -41,28 +47,47 @@ def _forget(args: argparse.Namespace) -> int:
         return _forget_all(args)
     if not args.ids and args.session is None:
         raise InvalidInputError("forget needs --id ID (repeatable), --session SESSION or --all")
-    with pool_of(args, max_open=1) as pool:
-        namespace = namespace_of(pool, args)
-        if not pool.exists(namespace):  # nothing to forget, and nothing to create
-            print(f"nothing to forget: nothing is stored for {namespace}")
-            return 0
-    with open_store(args, create=False) as (controller, namespace):
-        found = [controller.resolve(ref) for ref in args.ids]  # ids or citations
-        ids = [m.id for m in found if m is not None]
-        if args.session is not None:
-            ids += controller.store.ids_in_session(args.session)
-        targets = list(dict.fromkeys(ids))
-        if not targets:
-            print(f"nothing to forget in {namespace}: no such memories")
-            return 0
-        question = f"forget {len(targets)} memories from {namespace}? [y/N] "
+    if not _served(args):
+        with pool_of(args, max_open=1) as pool:
+            namespace = namespace_of(pool, args)
+            if not pool.exists(namespace):  # nothing to forget, and nothing to create
+                print(f"nothing to forget: nothing is stored for {namespace}")
+                return 0
+    with open_memory(args, create=False) as (memory, namespace, service):
+        store = getattr(memory, "store", None)
+        resolve = getattr(memory, "resolve", None)
+        if store is not None and resolve is not None:  # a store opened here: count, then ask
+            found = [resolve(ref) for ref in args.ids]  # ids or citations
+            ids = [m.id for m in found if m is not None]
+            if args.session is not None:
+                ids += store.ids_in_session(args.session)
+            targets = list(dict.fromkeys(ids))
+            if not targets:
+                print(f"nothing to forget in {namespace}: no such memories")
+                return 0
+            what = f"{len(targets)} memories"
+        else:  # the service resolves ids and citations alike
+            named = [f"id {i}" for i in args.ids]
+            if args.session is not None:
+                named.append(f"session {args.session}")
+            what = ", ".join(named) + f" (through the service at {service})"
+        question = f"forget {what} from {namespace}? [y/N] "
         if not args.yes and not _confirmed(question):
             print("disclosure: not confirmed; nothing forgotten", file=sys.stderr)
             return 1
-        report = controller.forget(ids=ids or None, session_id=args.session)
+        report = memory.forget(ids=args.ids or None, session_id=args.session)
+    if not report.count:
+        print(f"nothing to forget in {namespace}: no such memories")
+        return 0
     sessions = ", ".join(report.sessions) or "-"
     print(f"forgot {report.count} memories (sessions: {sessions}) from {namespace}")
     return 0
+
+
+def _served(args: argparse.Namespace) -> bool:
+    from disclosure.service import find_service, service_disabled
+
+    return not service_disabled() and find_service(root_of(args)) is not None
 
 
 def _confirmed(question: str) -> bool:

@@ -6,7 +6,6 @@ import argparse
 import sys
 from pathlib import Path
 
-from disclosure.profiles import builtin_profiles, iter_profile_files, load_profile
 from tiers.errors import ProfileError
 
 
@@ -27,17 +26,23 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def _list(args: argparse.Namespace) -> int:
+    from disclosure.profiles import builtin_profiles, load_profile
+
     for name in builtin_profiles():
         print(f"{name:<16} {load_profile(name).description}")
     return 0
 
 
 def _show(args: argparse.Namespace) -> int:
+    from disclosure.profiles import load_profile
+
     sys.stdout.write(load_profile(args.name).to_yaml())
     return 0
 
 
 def _validate(args: argparse.Namespace) -> int:
+    from disclosure.profiles import iter_profile_files, load_profile
+
     failures = 0
     for path in iter_profile_files(args.files):
         try:

@@ -7,14 +7,17 @@ import json
 import sys
 from datetime import datetime
 
-from analyzers import DisclosureLevel
-from disclosure.cli.common import add_store_options, open_store, terminal_safe
+from disclosure.cli.common import add_store_options, open_memory, terminal_safe
+
+# DisclosureLevel's values (a test keeps them equal): naming them here spares every command the
+# analyzer's import
+LEVELS = ("minimal", "standard", "detailed", "comprehensive")
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     query = sub.add_parser("query", help="print the context disclosed for a query")
     query.add_argument("text", help="the query")
-    query.add_argument("--level", choices=[lv.value for lv in DisclosureLevel])
+    query.add_argument("--level", choices=LEVELS)
     query.add_argument("--budget", type=int, help="tokens (default: the adaptive budget)")
     query.add_argument("--history", action="append", default=[], help="an earlier user turn")
     query.add_argument("--now", type=datetime.fromisoformat, help="ISO time the query is asked")
@@ -30,32 +33,34 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def _query(args: argparse.Namespace) -> int:
-    with open_store(args, create=False) as (controller, namespace):
-        result = controller.disclose(
-            args.text,
-            history=args.history,
-            now=args.now,
-            level=args.level,
-            budget=args.budget,
-            context_window=args.context_window,
-        )
+    options = {
+        "history": args.history,
+        "now": args.now,
+        "level": args.level,
+        "budget": args.budget,
+        "context_window": args.context_window,
+    }
+    with open_memory(args, create=False) as (memory, namespace, service):
+        if service is not None:  # the service's answer as it comes: nothing more to load
+            data = memory.disclose_response(args.text, **options)  # type: ignore[attr-defined]
+        else:
+            result = memory.disclose(args.text, **options)
+            data = result.model_dump(mode="json")
+            data.update(savings=round(result.savings, 3), savings_line=result.savings_line)
     if args.json:
-        data = result.model_dump(mode="json")
-        data.update(savings=round(result.savings, 3), savings_line=result.savings_line)
-        data["namespace"] = namespace.as_dict()
+        data["namespace"] = data.get("namespace") or namespace.as_dict()
         print(json.dumps(data, indent=2, ensure_ascii=False))
         return 0
-    if result.text:
-        print(terminal_safe(result.text))
+    if data["text"]:
+        print(terminal_safe(data["text"]))
     print(
-        f"{result.level.value} · {result.tokens_used}/{result.budget} tokens · "
-        f"{result.savings_line}",
+        f"{data['level']} · {data['tokens_used']}/{data['budget']} tokens · {data['savings_line']}",
         file=sys.stderr,
     )
     return 0
 
 
 def _show(args: argparse.Namespace) -> int:
-    with open_store(args, create=False) as (controller, _):
-        print(terminal_safe(controller.show(args.ref)))
+    with open_memory(args, create=False) as (memory, _, _):
+        print(terminal_safe(memory.show(args.ref)))
     return 0

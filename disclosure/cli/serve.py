@@ -6,9 +6,11 @@ import argparse
 import ipaddress
 import sys
 from pathlib import Path
+from typing import Any
 
-from disclosure.cli.common import add_store_options, pool_of
+from disclosure.cli.common import UsageError, add_store_options, pool_of, root_of
 from disclosure.extras import require
+from tiers.errors import ServiceError
 
 DEFAULT_PORT = 8765
 
@@ -22,8 +24,14 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "memory to an MCP client over stdio (--mcp with --tenant/--user/--conversation).",
     )
     parser.add_argument("--mcp", action="store_true", help="the MCP server on stdio instead")
+    parser.add_argument(
+        "--service",
+        action="store_true",
+        help="as the local service that owns the data directory (what `disclosure service "
+        "start` runs): writes its address and access token to a file there; port 0 by default",
+    )
     parser.add_argument("--host", default="127.0.0.1", help="default: 127.0.0.1 (loopback)")
-    parser.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"default: {DEFAULT_PORT}")
+    parser.add_argument("--port", type=int, help=f"default: {DEFAULT_PORT} (--service: any free)")
     parser.add_argument(
         "--api-key-file",
         type=Path,
@@ -62,16 +70,38 @@ def _serve(args: argparse.Namespace) -> int:
     if args.mcp:
         return _serve_mcp(args)
     if args.tenant or args.user or args.conversation:
-        from disclosure.cli.common import UsageError
-
         raise UsageError(
             "serve: the HTTP API takes the namespace per request (?user=...); "
             "--tenant/--user/--conversation are for --mcp"
         )
     require("server", "disclosure serve")
+    if args.service:
+        from disclosure.service_host import run_service
+
+        if not _loopback(args.host):
+            raise UsageError("serve --service listens on loopback only (--host 127.0.0.1)")
+        _configure_logging(args.log_level, json_lines=args.log_json)
+        _say_upstream(args.upstream)
+        return run_service(
+            root_of(args),
+            args.profile,
+            host=args.host,
+            port=args.port or 0,
+            max_open=args.max_open,
+            log_level=args.log_level,
+            upstream=args.upstream,
+        )
     import uvicorn
 
     from disclosure.api import create_app, load_api_keys
+    from disclosure.service import find_service
+
+    running = find_service(root_of(args))
+    if running is not None:
+        raise ServiceError(
+            f"the local service (pid {running.pid}, {running.url}) owns {running.root}; "
+            "use it (disclosure.client.MemoryClient.for_root) or `disclosure service stop` first"
+        )
 
     _configure_logging(args.log_level, json_lines=args.log_json)
     keys = load_api_keys(args.api_key_file)
@@ -81,6 +111,7 @@ def _serve(args: argparse.Namespace) -> int:
             "it can read every namespace (set TIERED_DISCLOSURE_API_KEYS or --api-key-file)",
             file=sys.stderr,
         )
+    port = DEFAULT_PORT if args.port is None else args.port
     pool = pool_of(args, max_open=args.max_open)
     hosts = [*args.allowed_host, *([] if _loopback(args.host) else [args.host])]
     if not _loopback(args.host) and not args.allowed_host:
@@ -97,15 +128,14 @@ def _serve(args: argparse.Namespace) -> int:
         upstream=args.upstream,
     )
     auth = f"{len(keys)} API keys" if keys else "no authentication"
-    if args.upstream:
-        print(f"disclosure: proxying /v1/chat/completions to {args.upstream}", file=sys.stderr)
+    _say_upstream(args.upstream)
     print(
         f"disclosure: serving {pool.root} (profile {pool.profile.name!r}, {auth}) on "
-        f"http://{args.host}:{args.port}  (OpenAPI: /docs)",
+        f"http://{args.host}:{port}  (viewer: /, API reference: /docs)",
         file=sys.stderr,
     )
     try:
-        uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level)
+        uvicorn.run(app, host=args.host, port=port, log_level=args.log_level)
     finally:
         pool.close()
     return 0
@@ -114,9 +144,20 @@ def _serve(args: argparse.Namespace) -> int:
 def _serve_mcp(args: argparse.Namespace) -> int:
     from disclosure.mcp.server import create_mcp_server
 
+    parts = {"tenant": args.tenant, "user": args.user, "conversation": args.conversation}
+    given = {k: v for k, v in parts.items() if v is not None}
+    client = _service_client(args, given)
+    if client is not None:
+        with client:
+            server = create_mcp_server(client)
+            print(
+                f"disclosure: MCP server on stdio for {given or '(default)'} through the service "
+                f"at {client.base_url}",
+                file=sys.stderr,
+            )
+            server.run("stdio")
+        return 0
     with pool_of(args, max_open=1) as pool:
-        parts = {"tenant": args.tenant, "user": args.user, "conversation": args.conversation}
-        given = {k: v for k, v in parts.items() if v is not None}
         server = create_mcp_server(pool, namespace=given)
         print(
             f"disclosure: MCP server on stdio for {pool.namespace(given)} in {pool.root}",
@@ -143,6 +184,30 @@ def _configure_logging(level: str, *, json_lines: bool) -> None:
     logger.addHandler(handler)
     logger.setLevel(level.upper())
     logger.propagate = False
+
+
+def _say_upstream(upstream: str | None) -> None:
+    if upstream:
+        print(f"disclosure: proxying /v1/chat/completions to {upstream}", file=sys.stderr)
+
+
+def _service_client(args: argparse.Namespace, namespace: dict[str, str]) -> Any:
+    """A client of the root's service: the running one, else one started here unless the
+    profile's ``service.autostart`` (or ``$TIERED_DISCLOSURE_NO_SERVICE``) says not to."""
+    from disclosure.client import MemoryClient
+    from disclosure.profiles import load_profile
+    from disclosure.service import find_service, service_disabled, start_service
+
+    if service_disabled():
+        return None
+    root = root_of(args)
+    info = find_service(root)
+    if info is None:
+        if not load_profile(args.profile).service.autostart:
+            return None
+        require("server", "starting the local service")
+        info, _ = start_service(root, profile=args.profile)
+    return MemoryClient(info.url, api_key=info.token, namespace=namespace)
 
 
 def _loopback(host: str) -> bool:

@@ -4,15 +4,10 @@ from __future__ import annotations
 
 import argparse
 import json
-from statistics import fmean
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from analyzers import DisclosureLevel
-from disclosure.cli.common import add_store_options, open_store, root_of
+from disclosure.cli.common import add_store_options, open_memory, root_of
 from disclosure.namespaces import iter_namespaces
-
-if TYPE_CHECKING:
-    from disclosure.controller import DisclosureController
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -28,10 +23,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 def _stats(args: argparse.Namespace) -> int:
     if args.all:
         return _list_namespaces(args)
-    with open_store(args, create=False) as (controller, namespace):
-        data = controller.stats()
-        data["namespace"] = namespace.as_dict()
-        data["usage"] = usage_history(controller)
+    with open_memory(args, create=False) as (memory, namespace, service):
+        data = memory.stats()
+    data["namespace"] = data.get("namespace") or namespace.as_dict()
+    if service is not None:
+        data["service"] = service
     if args.json:
         print(json.dumps(data, indent=2, ensure_ascii=False))
         return 0
@@ -39,29 +35,11 @@ def _stats(args: argparse.Namespace) -> int:
     return 0
 
 
-def usage_history(controller: DisclosureController) -> dict[str, dict[str, Any]]:
-    """Per level: replies recorded, mean budget, tokens used, depth of the deepest used item,
-    the share of replies that used anything, and whether the learned cut applies."""
-    summary: dict[str, dict[str, Any]] = {}
-    for level in DisclosureLevel:
-        usages = controller.budget.history(level)
-        model, _ = controller.budget.model(level)
-        summary[level.value] = {
-            "replies": len(usages),
-            "mean_budget": round(fmean(u.budget for u in usages), 1) if usages else None,
-            "mean_tokens_used": round(fmean(u.tokens_used for u in usages), 1) if usages else None,
-            "mean_depth": round(fmean(u.depth for u in usages), 1) if usages else None,
-            "used_share": round(sum(1 for u in usages if u.used) / len(usages), 3)
-            if usages
-            else None,
-            "learned": model is not None,
-        }
-    return summary
-
-
 def _print(data: dict[str, Any]) -> None:
     store = data["store"]
-    print(f"namespace {data['namespace']} · profile {data['profile']} · {data['data_dir']}")
+    where = data.get("data_dir") or f"served by {data.get('service')}"
+    named = ", ".join(f"{k}={v!r}" for k, v in data["namespace"].items()) or "(shared)"
+    print(f"namespace {named} · profile {data['profile']} · {where}")
     warm = "-" if store["warm"] is None else store["warm"]
     print(
         f"tiers: hot {store['hot']} · warm {warm} · cold {store['cold']} "

@@ -6,9 +6,6 @@ import argparse
 import sys
 from pathlib import Path
 
-from disclosure.profiles import load_profile
-from formatters.tokens import get_token_counter
-
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = sub.add_parser("tokens", help="count tokens")
@@ -22,6 +19,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def _count(args: argparse.Namespace) -> int:
+    from disclosure.profiles import load_profile
+    from formatters.tokens import get_token_counter
+
     encoding = args.encoding or load_profile(args.profile).tokens.encoding
     counter = get_token_counter(encoding)
     if args.file is None or str(args.file) == "-":

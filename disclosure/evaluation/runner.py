@@ -296,6 +296,7 @@ def _run_conversation(
     try:
         with documents():
             discloser.ingest(conversation.memories)
+        _consolidate_if_served(discloser)
         for question in questions:
             started = time.perf_counter()
             result = discloser.disclose(
@@ -351,3 +352,12 @@ def _progress(total: int, enabled: bool | None) -> Iterator[Any]:
 
 def _slug(text: str) -> str:
     return re.sub(r"[^\w.-]+", "_", text).strip("_") or "x"
+
+
+def _consolidate_if_served(discloser: Discloser) -> None:
+    """A profile that serves consolidated summaries gets them built before the questions, from
+    what left the working set, as a running service would have by then."""
+    profile = getattr(discloser, "profile", None)
+    consolidation = getattr(profile, "consolidation", None)
+    if consolidation is not None and consolidation.serve.enabled:
+        discloser.consolidate()  # type: ignore[attr-defined]

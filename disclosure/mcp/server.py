@@ -8,23 +8,26 @@ it previews what it would erase until called with ``confirm=true``). Every argum
 bounds or choices in the schema, unknown arguments are refused, and a bad one is answered
 with a tool error that names it. The
 server serves one namespace, fixed when it starts: no tool takes a namespace, so no tool call
-can reach another namespace's memories. ``disclosure serve --mcp`` runs it on stdio.
+can reach another namespace's memories. ``disclosure serve --mcp`` runs it on stdio, over the
+local service of its data root (a :class:`~disclosure.client.MemoryClient`) when one runs, so
+that several MCP servers, the command line and scripts share one memory.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import AbstractContextManager, contextmanager, nullcontext
-from typing import TYPE_CHECKING, Annotated, Any, Literal, Protocol, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, Literal, Protocol, TypeVar, Union
 
 from pydantic import BaseModel, Field
 
 from disclosure.extras import require
 from disclosure.mcp import workflow
 from disclosure.mcp.workflow import IndexEntry
+from disclosure.namespaces import Namespace
 from disclosure.pool import ControllerPool
-from disclosure.records import AddedMemory
-from tiers.errors import DisclosureError, InvalidInputError
+from disclosure.records import AddedMemory, AddResult, MemoryRecord
+from tiers.errors import DisclosureError, InvalidInputError, MemoryNotFoundError
 from tiers.memory import MAX_ID_LENGTH
 
 MAX_QUERY_CHARS = 4000
@@ -33,7 +36,10 @@ MAX_CONTENT_CHARS = 100_000
 MAX_BUDGET = 1_000_000
 
 if TYPE_CHECKING:
+    from disclosure.client import MemoryClient
     from disclosure.controller import DisclosureController
+    from disclosure.result import DisclosureResult
+    from tiers.reports import ForgetReport
 
 T = TypeVar("T")
 
@@ -56,9 +62,10 @@ called with confirm=true after the user agreed to what it listed."""
 
 
 class Caller(Protocol):
-    """Runs a step on the namespace's controller; library errors become tool errors."""
+    """Runs a step on the namespace's memory (the workflow's steps over a controller, or a
+    service client); library errors become tool errors."""
 
-    def __call__(self, step: Callable[[DisclosureController], T]) -> T: ...
+    def __call__(self, step: Callable[[_Memory], T]) -> T: ...
 
 
 Query = Annotated[
@@ -119,12 +126,13 @@ class DiscloseOutput(BaseModel):
 
 
 def create_mcp_server(
-    memory: DisclosureController | ControllerPool,
+    memory: DisclosureController | ControllerPool | MemoryClient,
     *,
     namespace: Mapping[str, str] | None = None,
     name: str = "tiered-disclosure",
 ) -> Any:
-    """An MCP server (``mcp.server.mcpserver.MCPServer``) over one namespace's memories."""
+    """An MCP server (``mcp.server.mcpserver.MCPServer``) over one namespace's memories: a
+    controller, a pool's namespace, or a service client (whose namespace is its own)."""
     (mcpserver,) = require("mcp", "the MCP server")
     from mcp.types import ToolAnnotations
 
@@ -152,7 +160,7 @@ def _read_tools(call: Caller) -> list[Callable[..., Any]]:
     def search(query: Query, limit: Limit = 10) -> SearchOutput:
         """Step 1: an index of the memories that best match the query (citation, one-line
         summary, score), best first. Cheap: scan it, then pick what to expand."""
-        found = call(lambda c: workflow.search_index(c, query, limit=limit))
+        found = call(lambda c: c.search(query, limit=limit))
         return SearchOutput(
             results=found,
             text="\n".join(e.line() for e in found) or "(no memories match)",
@@ -161,11 +169,11 @@ def _read_tools(call: Caller) -> list[Callable[..., Any]]:
     def timeline(refs: Refs, window: Window = None) -> str:
         """Step 2: what was said around the given memories (ids or citations like
         mem:a7Bc3x) in their sessions, the memory itself marked with an arrow."""
-        return call(lambda c: workflow.timeline(c, refs, window=window))
+        return call(lambda c: c.timeline(refs, window=window))
 
     def get_details(refs: Refs) -> str:
         """Step 3: the given memories (ids or citations) in full, with their metadata."""
-        shown = call(lambda c: workflow.details(c, refs))
+        shown = call(lambda c: c.details(refs))
         return "\n\n".join(text for _, text in shown)
 
     def disclose(query: Query, level: Level = None, budget: Budget = None) -> DiscloseOutput:
@@ -186,14 +194,12 @@ def _read_tools(call: Caller) -> list[Callable[..., Any]]:
 
 
 def _write_tools(call: Caller) -> tuple[Callable[..., Any], Callable[..., Any]]:
-    from disclosure.memories import MemoryBook  # it imports this package's workflow
-
     def remember(content: Content, session_id: SessionId = None) -> RememberOutput:
         """Save something worth remembering (a fact, a decision, a preference) as a memory of
         this namespace; it can be searched and disclosed at once. Returns its citation."""
 
-        def run(controller: DisclosureController) -> AddedMemory:
-            added = MemoryBook(controller).add(content, session_id=session_id)
+        def run(memory: _Memory) -> AddedMemory:
+            added = memory.add(content, session_id=session_id)
             if not added.results:
                 raise InvalidInputError(
                     "content: nothing to remember (it is blank or entirely <private>)"
@@ -208,24 +214,23 @@ def _write_tools(call: Caller) -> tuple[Callable[..., Any], Callable[..., Any]]:
         nothing is erased: the answer lists what would be, so the user can agree first; call
         again with confirm=true to erase them."""
 
-        def run(controller: DisclosureController) -> ForgetOutput:
-            found = workflow.resolve_all(controller, refs)
-            cites = MemoryBook(controller).citations([m.id for m in found])
+        def run(memory: _Memory) -> ForgetOutput:
+            found = list({r.id: r for r in (memory.get(ref) for ref in refs)}.values())
             if not confirm:
-                lines = [f"[{cites[m.id]}] {m.content[:120]}" for m in found]
+                lines = [f"[{r.citation}] {r.content[:120]}" for r in found]
                 return ForgetOutput(
                     forgotten=False,
                     count=len(found),
-                    citations=[cites[m.id] for m in found],
+                    citations=[r.citation for r in found],
                     text="Not erased yet. Would forget:\n"
                     + "\n".join(lines)
                     + "\nCall forget again with confirm=true to erase them permanently.",
                 )
-            report = controller.forget(ids=[m.id for m in found])
+            report = memory.forget(ids=[r.id for r in found])
             return ForgetOutput(
                 forgotten=True,
                 count=report.count,
-                citations=[cites[m.id] for m in found],
+                citations=[r.citation for r in found],
                 text=f"Forgot {report.count} memories for good.",
             )
 
@@ -234,26 +239,79 @@ def _write_tools(call: Caller) -> tuple[Callable[..., Any], Callable[..., Any]]:
     return remember, forget
 
 
+class _Steps:
+    """The workflow's steps over one controller, under the names a service client has."""
+
+    def __init__(self, controller: DisclosureController) -> None:
+        self.controller = controller
+
+    def search(self, query: str, *, limit: int = 10) -> list[IndexEntry]:
+        return workflow.search_index(self.controller, query, limit=limit)
+
+    def timeline(self, refs: list[str], *, window: int | None = None) -> str:
+        return workflow.timeline(self.controller, refs, window=window)
+
+    def details(self, refs: list[str]) -> list[tuple[str, str]]:
+        return workflow.details(self.controller, refs)
+
+    def disclose(
+        self, query: str, *, level: str | None = None, budget: int | None = None
+    ) -> DisclosureResult:
+        return self.controller.disclose(query, level=level, budget=budget)
+
+    def add(self, content: str, *, session_id: str | None = None) -> AddResult:
+        from disclosure.memories import MemoryBook  # it imports this package's workflow
+
+        return MemoryBook(self.controller).add(content, session_id=session_id)
+
+    def get(self, ref: str) -> MemoryRecord:
+        """The memory ``ref`` names (an unknown one is an error, as over a client)."""
+        from disclosure.memories import MemoryBook
+
+        record = MemoryBook(self.controller).get(ref)
+        if record is None:
+            raise MemoryNotFoundError(f"no memory has the id or citation {ref!r}")
+        return record
+
+    def forget(self, *, ids: list[str]) -> ForgetReport:
+        return self.controller.forget(ids=ids)
+
+
+_Memory = Union["_Steps", "MemoryClient"]
+
+
 def _leaser(
-    memory: DisclosureController | ControllerPool, namespace: Mapping[str, str] | None
-) -> Callable[[], AbstractContextManager[DisclosureController]]:
+    memory: DisclosureController | ControllerPool | MemoryClient,
+    namespace: Mapping[str, str] | None,
+) -> Callable[[], AbstractContextManager[_Memory]]:
+    from disclosure.client import MemoryClient
+
+    if isinstance(memory, MemoryClient):
+        if namespace:
+            raise InvalidInputError("a client serves its own namespace; give it there")
+        return lambda: nullcontext(memory)
     if isinstance(memory, ControllerPool):
         fixed = memory.namespace(dict(namespace or {}))
-        return lambda: memory.lease(fixed)
+        return lambda: _leased(memory, fixed)
     if namespace:
         raise InvalidInputError("one controller is one namespace; give a ControllerPool to name it")
-    return lambda: nullcontext(memory)
+    steps = _Steps(memory)
+    return lambda: nullcontext(steps)
 
 
-def _caller(
-    lease: Callable[[], AbstractContextManager[DisclosureController]], mcpserver: Any
-) -> Caller:
-    """Runs a step on the controller; the library's errors become the tool's error message."""
+@contextmanager
+def _leased(pool: ControllerPool, namespace: Namespace) -> Iterator[_Steps]:
+    with pool.lease(namespace) as controller:
+        yield _Steps(controller)
+
+
+def _caller(lease: Callable[[], AbstractContextManager[_Memory]], mcpserver: Any) -> Caller:
+    """Runs a step on the memory; the library's errors become the tool's error message."""
     tool_error = mcpserver.exceptions.ToolError
 
-    def call(step: Callable[[DisclosureController], T]) -> T:
-        with _as_tool_error(tool_error), lease() as controller:
-            return step(controller)
+    def call(step: Callable[[_Memory], T]) -> T:
+        with _as_tool_error(tool_error), lease() as memory:
+            return step(memory)
 
     return call
 

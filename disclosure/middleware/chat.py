@@ -315,7 +315,9 @@ class DisclosureMiddleware:
                         errors, "ingest", lambda: self._ingest(controller, call, reply, partial)
                     )
                 if wants_feedback and result is not None and reply:
-                    used = functools.partial(controller.feedback, result, reply)
+                    used = functools.partial(
+                        controller.feedback, result, reply, session_id=call.session_id
+                    )
                     feedback = _guard(errors, "feedback", used)
         record = TurnRecord(call, reply, ingest, feedback, tuple(errors), partial)
         if self.on_turn is not None:

@@ -47,6 +47,8 @@ import time
 from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
+from statistics import fmean
+from typing import Any
 
 import numpy as np
 
@@ -391,3 +393,23 @@ class AdaptiveBudget:
         w = np.concatenate([r.w for r in kept])
         scope.weights = fit_arrays(x, y, w, l2=rules.l2, start=scope.weights)
         return UseModel(scope.weights, rules.threshold)
+
+
+def usage_summary(budget: AdaptiveBudget) -> dict[str, dict[str, Any]]:
+    """Per level: replies recorded, mean budget, tokens used, depth of the deepest used item,
+    the share of replies that used anything, and whether the learned cut applies."""
+    summary: dict[str, dict[str, Any]] = {}
+    for level in DisclosureLevel:
+        usages = budget.history(level)
+        model, _ = budget.model(level)
+        summary[level.value] = {
+            "replies": len(usages),
+            "mean_budget": round(fmean(u.budget for u in usages), 1) if usages else None,
+            "mean_tokens_used": round(fmean(u.tokens_used for u in usages), 1) if usages else None,
+            "mean_depth": round(fmean(u.depth for u in usages), 1) if usages else None,
+            "used_share": round(sum(1 for u in usages if u.used) / len(usages), 3)
+            if usages
+            else None,
+            "learned": model is not None,
+        }
+    return summary

@@ -120,7 +120,12 @@ def test_the_mcp_server_over_stdio(tmp_path: Path) -> None:
             bad = await client.call_tool("disclose", {"query": "x", "level": "all of it"})
             return result.structured_content, saved, erased, bad
 
-    found, saved, erased, bad = asyncio.run(session())
+    from disclosure.service import stop_service
+
+    try:
+        found, saved, erased, bad = asyncio.run(session())
+    finally:
+        stop_service(home)  # the MCP server started the root's local service
     assert len(found["results"]) == 2  # type: ignore[arg-type]
     assert "Postgres" in str(found["text"])
     assert not saved.is_error and saved.structured_content["stored"] is True
