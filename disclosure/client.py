@@ -47,6 +47,7 @@ if TYPE_CHECKING:
     from analyzers import DisclosureLevel
     from disclosure.mcp.workflow import IndexEntry
     from disclosure.pipeline.feedback import FeedbackReport
+    from disclosure.records import AddResult
     from disclosure.result import DisclosureResult
     from tiers.memory import Memory
 
@@ -234,6 +235,13 @@ class MemoryClient:
     def details(self, refs: Sequence[str]) -> list[tuple[str, str]]:
         """Layer 3: each memory in full, ``(ref, text)`` pairs in the order asked."""
         return [(ref, self.show(ref)) for ref in refs_of(refs)]
+
+    def add(self, text: str, *, session_id: str | None = None) -> AddResult:
+        """Store a note (``POST /v1/memories``): its id comes from content and time."""
+        from disclosure.records import AddResult
+
+        body = {"text": text, "session_id": session_id}
+        return AddResult.model_validate(self._request("POST", "/v1/memories", body))
 
     def close(self) -> None:
         self._http.close()

@@ -21,7 +21,7 @@ import logging
 import threading
 from collections.abc import Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from types import TracebackType
@@ -144,15 +144,21 @@ class DisclosureController(LongTermMemory):
 
     # -- writing -----------------------------------------------------------------------------
 
-    def ingest(self, memories: Iterable[Memory | Mapping[str, Any]]) -> IngestReport:
-        """Store memories (Memory objects or mappings of their fields) in every tier."""
+    def ingest(
+        self, memories: Iterable[Memory | Mapping[str, Any]], *, refresh: bool = False
+    ) -> IngestReport:
+        """Store memories (Memory objects or mappings of their fields) in every tier.
+
+        ``refresh``: a stored memory whose content is the same but whose other fields (such as
+        its metadata) differ is rewritten too (by default only new content replaces one).
+        """
         self._check_open()
         prepared, private = prepare(
             memories,
             self.profile.analyzer,
             max_content_chars=self.profile.tiers.ingest.max_content_chars,
         )
-        report = self.store.ingest(prepared)
+        report = replace(self.store.ingest(prepared, refresh=refresh), private=private)
         if report.ids:
             changed = {m.id: m for m in prepared}
             sessions = {changed[i].session_id for i in report.ids if i in changed}
@@ -166,11 +172,14 @@ class DisclosureController(LongTermMemory):
     def forget(
         self, *, ids: Sequence[str] | None = None, session_id: str | None = None
     ) -> ForgetReport:
-        """Remove memories by id and/or a whole session from every tier and cache."""
+        """Remove memories by id or citation (``mem:a7Bc3x``) and/or a whole session from
+        every tier and cache."""
         self._check_open()
         if ids is None and session_id is None:
             raise InvalidInputError("forget needs ids=[...] or session_id=...")
-        report = self.store.forget(list(ids or ()), session_id=session_id)
+        if isinstance(ids, str):
+            raise InvalidInputError("forget takes a sequence of ids, not a single string")
+        report = self.store.forget(self._ids_of(ids or ()), session_id=session_id)
         self.caches.erase(report.ids, report.sessions)
         self.consolidation.forgotten(report.ids, report.sessions)
         self.citation_log.forget(report.ids)
@@ -414,6 +423,16 @@ class DisclosureController(LongTermMemory):
             return []
         with self._lock:
             return list(self._last_ids)
+
+    def _ids_of(self, references: Sequence[str]) -> list[str]:
+        """Ids for ids or citations: a stored id is taken as is, else a citation is resolved
+        (an unknown reference is kept: forgetting it removes nothing)."""
+        stored = {m.id for m in self.store.get(list(references))}
+        resolved = []
+        for ref in references:
+            memory = None if ref in stored else self._resolve(ref)
+            resolved.append(ref if memory is None else memory.id)
+        return resolved
 
     def _resolve_references(self, references: Sequence[str]) -> list[Memory]:
         found = [self._resolve(ref) for ref in references]

@@ -147,6 +147,11 @@ class ControllerPool:
                 entry.leases -= 1
         self._evict()
 
+    def open_controllers(self) -> list[DisclosureController]:
+        """The controllers open now (for gauges read in passing; one may close meanwhile)."""
+        with self._lock:
+            return [e.controller for e in self._entries.values() if e.controller is not None]
+
     def open_namespaces(self) -> list[str]:
         """The keys of the namespaces with an open controller, least recently used first."""
         with self._lock:

@@ -34,6 +34,7 @@ from tiers.lexical import Change, LexicalEngine, RankBm25Engine
 from tiers.memory import Memory, ScoredMemory
 from tiers.schema import ARCHIVE_FILE, WARM_INDEXED, connect, quick_check, translate_errors
 from tiers.text import Tokenizer
+from tiers.versions import erase_versions, record_version
 
 logger = logging.getLogger(__name__)
 
@@ -58,6 +59,7 @@ def to_us(moment: datetime) -> int:
 class PutResult:
     status: PutStatus
     previous: Memory | None = None
+    same_content: bool = False  # replaced with the same content (``refresh``): no new vector
 
 
 # The memory just before / after a given one in its session, in (timestamp, insertion) order.
@@ -93,8 +95,10 @@ class ArchiveTxn:
     count_delta: int = 0
     line_delta: int = 0
 
-    def put(self, memory: Memory) -> PutResult:
-        """Add ``memory`` or replace the stored version of its id; same content: unchanged."""
+    def put(self, memory: Memory, *, refresh: bool = False) -> PutResult:
+        """Add ``memory`` or replace the stored version of its id; same content: unchanged,
+        unless ``refresh`` and another field differs. The replaced version is kept
+        (:mod:`tiers.versions`)."""
         sha = content_sha(memory.content)
         row = self.conn.execute(
             "SELECT seq, content_sha, body, line_tokens FROM memories WHERE id = ?", (memory.id,)
@@ -104,18 +108,22 @@ class ArchiveTxn:
             self._insert(memory, sha, lines)
             return PutResult("added")
         seq, old_sha, body, old_lines = row
-        if old_sha == sha:
+        body_now = memory.to_json()
+        same = old_sha == sha
+        if same and (not refresh or body == body_now):
             return PutResult("unchanged")
         previous = Memory.from_json(body)
+        record_version(self.conn, body, memory.id, kept=self.archive.config.versions_kept)
         self.conn.execute(
             "UPDATE memories SET session_id = ?, ts_us = ?, content_sha = ?, line_tokens = ?, "
-            "warm = 0, body = ? WHERE seq = ?",
-            (memory.session_id, to_us(memory.timestamp), sha, lines, memory.to_json(), seq),
+            "warm = CASE WHEN ? THEN warm ELSE 0 END, body = ? WHERE seq = ?",
+            (memory.session_id, to_us(memory.timestamp), sha, lines, same, body_now, seq),
         )
-        self.changes.append((False, seq, self.archive.tokenizer.document(previous.content)))
-        self.changes.append((True, seq, self.archive.tokenizer.document(memory.content)))
+        if not same:
+            self.changes.append((False, seq, self.archive.tokenizer.document(previous.content)))
+            self.changes.append((True, seq, self.archive.tokenizer.document(memory.content)))
         self.line_delta += (lines or 0) - (old_lines or 0)
-        return PutResult("replaced", previous)
+        return PutResult("replaced", previous, same)
 
     def _insert(self, memory: Memory, sha: str, lines: int | None) -> None:
         code = assign_citation(memory.id, self.archive.citation_length, self._holder)
@@ -153,6 +161,7 @@ class ArchiveTxn:
         seq, body, lines = row
         memory = Memory.from_json(body)
         self.conn.execute("DELETE FROM memories WHERE seq = ?", (seq,))
+        erase_versions(self.conn, memory_id)
         self.changes.append((False, seq, self.archive.tokenizer.document(memory.content)))
         self.count_delta -= 1
         self.line_delta -= lines or 0

@@ -95,7 +95,9 @@ class ColdConfig(_Section):
     (0: never; a damaged file is still reported as soon as SQLite reads a bad page).
     ``fts5_budget``: rows FTS5 may score per query; beyond it the commonest query terms only
     re-score the best ``fts5_rescore`` memories found by the rarer ones (0: always exact; see
-    :mod:`tiers.fts5`).
+    :mod:`tiers.fts5`). ``versions_kept``: how many earlier versions of a memory whose content
+    was replaced stay readable (``history``), the oldest dropped first; forgetting a memory
+    erases them all (0: keep none).
     """
 
     engine: Literal["rank_bm25", "fts5"] = "fts5"
@@ -103,6 +105,7 @@ class ColdConfig(_Section):
     verify_on_open_max_mb: int = Field(default=256, ge=0)
     fts5_budget: int = Field(default=30_000, ge=0)
     fts5_rescore: int = Field(default=400, gt=0)
+    versions_kept: int = Field(default=20, ge=0, le=10_000)
 
 
 class IngestConfig(_Section):

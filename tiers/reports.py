@@ -7,7 +7,10 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True, slots=True)
 class IngestReport:
-    """What one ``ingest`` call did. ``ids``: the memories added or replaced, in input order."""
+    """What one ``ingest`` call did. ``ids``: the memories added or replaced, in input order.
+
+    Every memory passed is counted once: ``added + replaced + unchanged + rejected + private``.
+    """
 
     added: int = 0
     replaced: int = 0
@@ -15,6 +18,12 @@ class IngestReport:
     rejected: int = 0
     ids: tuple[str, ...] = ()
     errors: tuple[str, ...] = ()  # one message per rejected memory (strict=False)
+    private: int = 0  # entirely inside <private> spans: not stored
+
+    @property
+    def total(self) -> int:
+        """How many memories the call was given."""
+        return self.added + self.replaced + self.unchanged + self.rejected + self.private
 
 
 @dataclass(frozen=True, slots=True)

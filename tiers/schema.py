@@ -2,10 +2,11 @@
 
 The file carries ``PRAGMA application_id`` (ours, so a foreign SQLite file is refused) and
 ``PRAGMA user_version`` (the schema version, so a newer library's archive is refused rather
-than misread). It runs in WAL mode with ``synchronous=FULL`` by default: every commit fsyncs the
-log, so an ingest that returned survives a power loss as well as a killed process (``NORMAL``
-would survive only the latter). Opening translates SQLite's complaints into
-:class:`~tiers.errors.CorruptDataError` and :class:`~tiers.errors.IncompatibleDataError`.
+than misread; an older schema is upgraded in place when it opens). It runs in WAL mode with
+``synchronous=FULL`` by default: every commit fsyncs the log, so an ingest that returned
+survives a power loss as well as a killed process (``NORMAL`` would survive only the latter).
+Opening translates SQLite's complaints into :class:`~tiers.errors.CorruptDataError` and
+:class:`~tiers.errors.IncompatibleDataError`.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from tiers.errors import (
 
 logger = logging.getLogger(__name__)
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: memory_versions (earlier versions of replaced memories)
 APPLICATION_ID = 0x54444953  # "TDIS"
 ARCHIVE_FILE = "archive.sqlite3"
 
@@ -61,7 +62,18 @@ CREATE TABLE outbox (                         -- warm-index work that must not b
     last_error TEXT
 );
 CREATE INDEX outbox_due ON outbox (next_attempt_us);
+CREATE TABLE memory_versions (                 -- earlier versions of replaced memories
+    id TEXT NOT NULL,
+    version INTEGER NOT NULL,                  -- 1 the first (the current one is not here)
+    replaced_us INTEGER NOT NULL,              -- wall-clock microseconds it was replaced at
+    body TEXT NOT NULL,                        -- Memory.to_json() of that version
+    PRIMARY KEY (id, version)
+) WITHOUT ROWID;
 """
+# Upgrades: the statements that take schema N - 1 to N.
+_UPGRADES = {
+    2: _SCHEMA[_SCHEMA.index("CREATE TABLE memory_versions") :],
+}
 _TABLES = {"meta", "memories", "outbox"}
 
 
@@ -75,12 +87,13 @@ def connect(
     except sqlite3.Error as exc:
         raise StorageError(f"{path}: cannot open the archive: {exc}") from None
     try:
-        if existed:  # before anything writes to the file (WAL mode rewrites its header)
-            _check_identity(conn, path)
+        version = _check_identity(conn, path) if existed else None  # before WAL rewrites it
         _configure(conn, path, synchronous)
-        if not existed:
+        if version is None:
             _create(conn)
-        elif verify_max_mb and path.stat().st_size <= verify_max_mb * 1024 * 1024:
+        elif version < SCHEMA_VERSION:
+            _upgrade(conn, path, version)
+        if version is not None and 0 < path.stat().st_size <= verify_max_mb * 1024 * 1024:
             quick_check(conn, path)
     except BaseException:
         conn.close()
@@ -98,7 +111,8 @@ def _configure(conn: sqlite3.Connection, path: Path, synchronous: str) -> None:
         conn.execute("PRAGMA secure_delete=ON")  # forgotten text is zeroed, not just freed
 
 
-def _check_identity(conn: sqlite3.Connection, path: Path) -> None:
+def _check_identity(conn: sqlite3.Connection, path: Path) -> int:
+    """The archive's schema version, after checking that the file is ours and readable."""
     with translate_errors(path):
         app_id = conn.execute("PRAGMA application_id").fetchone()[0]
         version = conn.execute("PRAGMA user_version").fetchone()[0]
@@ -108,14 +122,32 @@ def _check_identity(conn: sqlite3.Connection, path: Path) -> None:
             f"{path}: not a tiered-disclosure archive (application_id {app_id:#x}, "
             f"expected {APPLICATION_ID:#x}); point the store at its own data directory"
         )
-    if version != SCHEMA_VERSION:
+    if version > SCHEMA_VERSION or version < min(_UPGRADES) - 1:
         newer = "a newer" if version > SCHEMA_VERSION else "an older"
         raise IncompatibleDataError(
             f"{path}: written by {newer} version of tiered-disclosure (schema {version}); "
-            f"this version reads schema {SCHEMA_VERSION} only"
+            f"this version reads schemas {min(_UPGRADES) - 1} to {SCHEMA_VERSION}"
         )
     if not tables >= _TABLES:
         raise CorruptDataError(f"{path}: tables missing: {', '.join(sorted(_TABLES - tables))}")
+    return int(version)
+
+
+def _upgrade(conn: sqlite3.Connection, path: Path, version: int) -> None:
+    """Bring a schema-``version`` archive to :data:`SCHEMA_VERSION`, in one transaction."""
+    with translate_errors(path):
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            for target in range(version + 1, SCHEMA_VERSION + 1):
+                for statement in _UPGRADES[target].split(";"):
+                    if statement.strip():
+                        conn.execute(statement)
+            conn.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+    logger.info("%s: archive upgraded from schema %d to %d", path, version, SCHEMA_VERSION)
 
 
 def _create(conn: sqlite3.Connection) -> None:

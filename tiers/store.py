@@ -47,6 +47,7 @@ from tiers.outbox import Outbox, OutboxItem
 from tiers.reports import ForgetReport, IngestReport, StoreStats
 from tiers.schema import ARCHIVE_FILE, WARM_EVICTED
 from tiers.text import Tokenizer
+from tiers.versions import MemoryVersion, Page, page, versions
 
 logger = logging.getLogger(__name__)
 
@@ -140,32 +141,41 @@ class TieredStore:
     # -- writing --------------------------------------------------------------------------------
 
     def ingest(
-        self, memories: Sequence[Memory | Mapping[str, Any]], *, strict: bool = True
+        self,
+        memories: Sequence[Memory | Mapping[str, Any]],
+        *,
+        strict: bool = True,
+        refresh: bool = False,
     ) -> IngestReport:
         """Store ``memories`` in every tier; return what was added, replaced or left alone.
 
-        Re-ingesting an id with the same content changes nothing; with new content the new
-        version replaces the old one everywhere (and is embedded again). ``strict``: any invalid
-        memory raises :class:`InvalidInputError` and nothing is written; otherwise invalid ones
-        are skipped and reported. Returns once the batch is committed to the archive.
+        Re-ingesting an id with the same content changes nothing (with ``refresh``, a memory
+        whose other fields differ is rewritten, without a new vector); with new content the new
+        version replaces the old one everywhere (and is embedded again); the replaced version
+        is kept for :meth:`versions`. ``strict``: any invalid memory raises
+        :class:`InvalidInputError` and nothing is written; otherwise invalid ones are skipped
+        and reported. Returns once the batch is committed to the archive.
         """
         self._check_open()
         valid, errors = self._validate(memories, strict=strict)
         added: list[str] = []
         replaced: list[str] = []
         changed: list[Memory] = []
+        embed: list[Memory] = []
         with self._archive.transaction() as txn:
             for memory in valid:
-                result = txn.put(memory)
+                result = txn.put(memory, refresh=refresh)
                 if result.status == "unchanged":
                     continue
                 (added if result.status == "added" else replaced).append(memory.id)
                 changed.append(memory)
-            if self.warm is not None and changed:
-                self.outbox.enqueue_upserts(txn, [(m.id, content_sha(m.content)) for m in changed])
-                self._requeue_successors(txn, [m.id for m in changed])
+                if not result.same_content:
+                    embed.append(memory)
+            if self.warm is not None and embed:
+                self.outbox.enqueue_upserts(txn, [(m.id, content_sha(m.content)) for m in embed])
+                self._requeue_successors(txn, [m.id for m in embed])
         self._moved_down(self.hot.admit(_latest_versions(changed)))
-        self._after_write(len(changed))
+        self._after_write(len(embed))
         return IngestReport(
             added=len(added),
             replaced=len(replaced),
@@ -393,6 +403,18 @@ class TieredStore:
     def iter_memories(self) -> Iterator[Memory]:
         self._check_open()
         return self._archive.iter_memories()
+
+    def versions(self, memory_id: str) -> list[MemoryVersion]:
+        """Every version of a memory the archive keeps, oldest first, the current one last."""
+        self._check_open()
+        return versions(self._archive.query, memory_id)
+
+    def page(
+        self, *, session_id: str | None = None, cursor: str | None = None, limit: int = 100
+    ) -> Page:
+        """Memories in time order, a page at a time (of one session, or all)."""
+        self._check_open()
+        return page(self._archive.query, session_id=session_id, cursor=cursor, limit=limit)
 
     def citation_of(self, ids: Sequence[str]) -> dict[str, str]:
         self._check_open()

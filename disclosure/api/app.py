@@ -6,6 +6,7 @@ one namespace means nothing in another. Routes are sync functions: FastAPI runs 
 thread pool, and the controllers are thread-safe.
 """
 
+import difflib
 import inspect
 import logging
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
@@ -15,10 +16,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 from urllib.parse import parse_qsl
 
-from fastapi import APIRouter, Depends, FastAPI, Query, Request, Security
+from fastapi import APIRouter, Depends, FastAPI, Query, Request, Response, Security
+from fastapi.routing import APIRoute
 from fastapi.security import APIKeyHeader, HTTPAuthorizationCredentials, HTTPBearer
 
 from disclosure._version import __version__
+from disclosure.api import memory_routes
 from disclosure.api.errors import ApiError, install
 from disclosure.api.guards import BodyLimit, RecentResults
 from disclosure.api.hosts import HostGuard
@@ -43,9 +46,11 @@ from disclosure.api.models import (
     TextResponse,
     TimelineRequest,
 )
+from disclosure.api.observability import ObservedRequests, Observer
 from disclosure.api.summaries import BackgroundConsolidation, add_routes
 from disclosure.controller import DisclosureController
 from disclosure.mcp.workflow import search_index, timeline
+from disclosure.memories import MemoryBook
 from disclosure.namespaces import MAX_PART_CHARS, NAMESPACE_PARTS, Namespace, default_home
 from disclosure.pool import ControllerPool
 from disclosure.profiles import Profile
@@ -88,12 +93,15 @@ def create_app(
     results_dir: Path | None = None,
     allowed_hosts: Sequence[str] = (),
     cors_origins: Sequence[str] = (),
+    upstream: str | None = None,
 ) -> FastAPI:
     """The HTTP API over a pool of namespaced controllers (made from ``profile`` and ``root``
     unless ``pool`` is given; a pool made here is closed when the app shuts down).
 
     ``allowed_hosts``: Host names served besides the loopback ones (``*``: any);
-    ``cors_origins``: browser origins allowed to call it (see :mod:`disclosure.api.hosts`)."""
+    ``cors_origins``: browser origins allowed to call it (see :mod:`disclosure.api.hosts`);
+    ``upstream``: an OpenAI-compatible base URL; ``POST /v1/chat/completions`` then forwards
+    to it with memory (:mod:`disclosure.api.proxy`)."""
     owned = pool is None
     controllers = pool or ControllerPool(profile, root=root or default_home(), embedder=embedder)
     keys = api_keys if isinstance(api_keys, ApiKeys) else ApiKeys(api_keys)
@@ -128,8 +136,11 @@ def create_app(
             allow_headers=["Authorization", "Content-Type", "X-API-Key"],
         )
     app.add_middleware(HostGuard, allowed_hosts=allowed_hosts, cors_origins=cors_origins)
+    observer = Observer(controllers)
+    app.add_middleware(ObservedRequests, observer=observer)  # outermost: sees every answer
     app.state.pool = controllers
     app.state.consolidation = background
+    app.state.observer = observer
 
     @app.get("/health", response_model=HealthResponse, tags=["service"])
     def health() -> HealthResponse:
@@ -141,19 +152,36 @@ def create_app(
             open_namespaces=len(controllers.open_namespaces()),
         )
 
-    app.include_router(_routes(controllers, keys))
+    app.include_router(_routes(controllers, keys, observer))
     install_viewer(app, controllers, keys, results_dir=results_dir)
+    if upstream:
+        from disclosure.api.proxy import proxy_router
+
+        app.include_router(proxy_router(controllers, keys, upstream, observer=observer))
+
+    @app.get("/metrics", include_in_schema=False, dependencies=[Depends(_auth(keys))])
+    def metrics() -> Response:
+        """Prometheus metrics (:mod:`disclosure.api.observability`); behind the API keys."""
+        body, content_type = observer.exposition()
+        return Response(body, media_type=content_type)
+
     return app
 
 
-def _routes(pool: ControllerPool, keys: ApiKeys) -> APIRouter:
+def _routes(pool: ControllerPool, keys: ApiKeys, observer: Observer) -> APIRouter:
     responses = {**_ERRORS, **(_AUTH_ERRORS if keys else {})}
     auth = _auth(keys)
     router = APIRouter(prefix="/v1", responses=responses, tags=["memory"])
     limits = pool.profile.service
     results = RecentResults(limits.results_kept, limits.results_ttl_seconds)
+    memory_routes.register(
+        router,
+        pool,
+        reading=Annotated[Namespace, Depends(_namespace_dependency(pool, auth, write=False))],
+        writing=Annotated[Namespace, Depends(_namespace_dependency(pool, auth, write=True))],
+    )
     _write_routes(router, pool, results, auth)
-    _read_routes(router, pool, results, auth)
+    _read_routes(router, pool, results, auth, observer)
     add_routes(
         router,
         pool,
@@ -225,7 +253,11 @@ def _write_routes(
 
 
 def _read_routes(
-    router: APIRouter, pool: ControllerPool, results: RecentResults, auth: _Auth
+    router: APIRouter,
+    pool: ControllerPool,
+    results: RecentResults,
+    auth: _Auth,
+    observer: Observer,
 ) -> None:
     ns_type = Annotated[Namespace, Depends(_namespace_dependency(pool, auth, write=False))]
     limits = pool.profile.service
@@ -252,6 +284,7 @@ def _read_routes(
                 context_window=body.context_window,
                 prompt_tokens=body.prompt_tokens,
             )
+        observer.disclosed(result)
         return _disclosed(results.put(ns.key, result), result)
 
     @router.get("/memories/{ref:path}", response_model=ShowResponse)
@@ -259,7 +292,8 @@ def _read_routes(
         """One memory in full detail, by id or citation (``mem:a7Bc3x``)."""
         _check_ref(ref)
         with _reading(pool, ns) as controller:
-            return ShowResponse(ref=ref, text=controller.show(ref))
+            text = controller.show(ref)
+            return ShowResponse(ref=ref, text=text, memory=MemoryBook(controller).get(ref))
 
     @router.get("/stats", response_model=StatsResponse)
     def stats(ns: ns_type) -> StatsResponse:
@@ -327,12 +361,7 @@ def _namespace_dependency(
     def namespace(request: Request, grant: Grant | None, **declared: str | None) -> Namespace:
         _check_query_encoding(request)
         query = request.query_params
-        unknown = sorted(k for k in query if k not in NAMESPACE_PARTS)
-        if unknown:
-            raise NamespaceError(
-                f"unknown query parameter {unknown[0][:40]!r}; this route takes "
-                f"{', '.join(isolation.scope) or 'no namespace parts'}"
-            )
+        _refuse_unknown_parameters(request, isolation.scope)
         repeated = [part for part in NAMESPACE_PARTS if len(query.getlist(part)) > 1]
         if repeated:
             raise NamespaceError(f"namespace {repeated[0]} is given more than once")
@@ -366,6 +395,31 @@ def _namespace_dependency(
     ]
     namespace.__signature__ = inspect.Signature(parameters, return_annotation=Namespace)  # type: ignore[attr-defined]
     return namespace
+
+
+def _refuse_unknown_parameters(request: Request, scope: Sequence[str]) -> None:
+    """A misspelt query parameter (``?usr=bob``) is an error naming it, never dropped: the
+    request would otherwise go to another namespace than the client meant. The namespace
+    parts and the route's own parameters (``limit``, ``cursor``, ...) are known."""
+    route = request.scope.get("route")
+    own = _query_names(route.dependant) if isinstance(route, APIRoute) else set()
+    known = own - set(NAMESPACE_PARTS) | set(scope)
+    unknown = sorted(k for k in request.query_params if k not in NAMESPACE_PARTS and k not in own)
+    if unknown:
+        close = difflib.get_close_matches(unknown[0], sorted(known), n=1)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        raise NamespaceError(
+            f"unknown query parameter {unknown[0][:40]!r}{hint}; this route takes "
+            f"{', '.join(sorted(known)) or 'no namespace parts'}"
+        )
+
+
+def _query_names(dependant: Any) -> set[str]:
+    """The query parameters a route and its dependencies declare."""
+    names = {param.alias for param in dependant.query_params}
+    for sub in dependant.dependencies:
+        names |= _query_names(sub)
+    return names
 
 
 @contextmanager

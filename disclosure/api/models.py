@@ -9,6 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from analyzers import DisclosureLevel
 from disclosure.mcp.workflow import IndexEntry
+from disclosure.records import MemoryRecord
 from disclosure.result import DisclosedItem
 from tiers.memory import MAX_ID_LENGTH, MAX_SUMMARY_CHARS, MemoryKind
 
@@ -72,6 +73,7 @@ class IngestResponse(_Body):
     rejected: int
     ids: list[str]
     errors: list[str]
+    private: int = Field(default=0, description="entirely private memories: not stored")
 
 
 class ChatMessage(_Request):
@@ -111,7 +113,8 @@ class DiscloseResponse(_Body):
 
 class ShowResponse(_Body):
     ref: str
-    text: str
+    text: str = Field(description="the memory in full detail, as the model would see it")
+    memory: MemoryRecord | None = Field(default=None, description="its fields")
 
 
 class FeedbackRequest(_Request):

@@ -69,8 +69,17 @@ def open_store(
                 f"nothing is stored for {namespace} under {pool.root} (check --data-dir and the "
                 "namespace options; a namespace is created by its first ingest)"
             )
+        new = create and not pool.exists(namespace)
         with pool.writing(namespace) as controller:
             yield controller, namespace
+        if new:  # said once the write succeeded (a failed write creates nothing)
+            created = f"new namespace {describe(namespace)} in {pool.root}"
+            print(f"disclosure: {created}", file=sys.stderr)
+
+
+def describe(namespace: Namespace) -> str:
+    """``tenant=default, user=dana``: how the CLI names a namespace it creates."""
+    return ", ".join(f"{name}={value}" for name, value in namespace.parts) or "(shared)"
 
 
 class MemoryApi(Protocol):

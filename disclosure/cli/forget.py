@@ -23,7 +23,14 @@ from tiers.errors import InvalidInputError
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = sub.add_parser("forget", help="remove memories by id or session, from every tier")
-    parser.add_argument("--id", action="append", default=[], dest="ids", help="repeatable")
+    parser.add_argument(
+        "--id",
+        action="append",
+        default=[],
+        dest="ids",
+        metavar="REF",
+        help="an id or a citation such as mem:a7Bc3x (repeatable)",
+    )
     parser.add_argument("--session", help="remove a whole session")
     parser.add_argument(
         "--all", action="store_true", help="remove the whole namespace (its directory)"
@@ -49,7 +56,8 @@ def _forget(args: argparse.Namespace) -> int:
     with open_memory(args, create=False) as (memory, namespace, service):
         store = getattr(memory, "store", None)
         if store is not None:  # a store opened here: say how many before asking
-            ids = [m.id for m in store.get(args.ids)]
+            found = [memory.resolve(ref) for ref in args.ids]  # type: ignore[attr-defined]
+            ids = [m.id for m in found if m is not None]  # ids or citations
             if args.session is not None:
                 ids += store.ids_in_session(args.session)
             targets = list(dict.fromkeys(ids))

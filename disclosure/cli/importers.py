@@ -32,6 +32,7 @@ ASSISTANT_NAMES = frozenset({"assistant", "ai", "bot", "model", "claude", "chatg
 _TURN = re.compile(r"^\s*(?:\[(\d{1,2}):(\d{2})\]\s*)?([^\W\d][\w .'-]{0,39}?)\s*:\s+(.*\S)\s*$")
 _DATE = re.compile(r"(\d{4}-\d{2}-\d{2})(?:[ T](\d{1,2}):(\d{2}))?")
 _STEP = timedelta(minutes=1)
+_LOCOMO_KEYS = frozenset({"sample_id", "conversation"})  # what every LoCoMo sample has
 
 __all__ = ["FORMATS", "Format", "detect_format", "parse_transcript", "read_memories"]
 
@@ -77,7 +78,8 @@ def detect_format(path: Path, text: str) -> str:
         except json.JSONDecodeError:
             return "transcript"
         first = data[0] if isinstance(data, list) and data else {}
-        return "memories" if isinstance(first, dict) and "content" in first else "locomo"
+        locomo = isinstance(first, dict) and bool(_LOCOMO_KEYS & set(first))
+        return "locomo" if locomo else "memories"  # a memory that lacks a field says which
     if head == "{":
         first_line = text.lstrip().splitlines()[0]
         try:

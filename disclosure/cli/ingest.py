@@ -52,12 +52,14 @@ class _Totals:
     replaced: int = 0
     unchanged: int = 0
     rejected: int = 0
+    private: int = 0
 
     def add(self, report: IngestReport) -> None:
         self.added += report.added
         self.replaced += report.replaced
         self.unchanged += report.unchanged
         self.rejected += report.rejected
+        self.private += report.private
 
 
 def _ingest(args: argparse.Namespace) -> int:
@@ -83,7 +85,8 @@ def _ingest(args: argparse.Namespace) -> int:
     sources = ", ".join(f"{p.name} ({kind}, {len(m)})" for p, kind, m in loaded)
     print(
         f"ingested {count} memories from {sources} into {namespace}: {totals.added} added, "
-        f"{totals.replaced} replaced, {totals.unchanged} unchanged, {totals.rejected} rejected; "
+        f"{totals.replaced} replaced, {totals.unchanged} unchanged, {totals.rejected} rejected, "
+        f"{totals.private} entirely private (not stored); "
         f"{pending} waiting for embedding ({time.perf_counter() - started:.1f} s)"
     )
     return 1 if totals.rejected else 0

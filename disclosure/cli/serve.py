@@ -51,8 +51,17 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         metavar="ORIGIN",
         help="a browser origin allowed to call the API, e.g. https://app.example (repeatable)",
     )
+    parser.add_argument(
+        "--upstream",
+        metavar="URL",
+        help="an OpenAI-compatible base URL (https://api.openai.com/v1): POST "
+        "/v1/chat/completions then forwards to it with memory injected",
+    )
     parser.add_argument("--max-open", type=int, help="stores kept open (default: the profile's)")
     parser.add_argument("--log-level", default="info", choices=("debug", "info", "warning"))
+    parser.add_argument(
+        "--log-json", action="store_true", help="log one JSON object a line (with request_id)"
+    )
     add_store_options(parser)
     parser.set_defaults(handler=_serve)
 
@@ -91,6 +100,7 @@ def _serve(args: argparse.Namespace) -> int:
             "use it (disclosure.client.MemoryClient.for_root) or `disclosure service stop` first"
         )
 
+    _configure_logging(args.log_level, json_lines=args.log_json)
     keys = load_api_keys(args.api_key_file)
     if not keys and not _loopback(args.host):
         print(
@@ -107,8 +117,16 @@ def _serve(args: argparse.Namespace) -> int:
             f"{args.host} are served; add --allowed-host NAME for the names clients use",
             file=sys.stderr,
         )
-    app = create_app(pool=pool, api_keys=keys, allowed_hosts=hosts, cors_origins=args.cors_origin)
+    app = create_app(
+        pool=pool,
+        api_keys=keys,
+        allowed_hosts=hosts,
+        cors_origins=args.cors_origin,
+        upstream=args.upstream,
+    )
     auth = f"{len(keys)} API keys" if keys else "no authentication"
+    if args.upstream:
+        print(f"disclosure: proxying /v1/chat/completions to {args.upstream}", file=sys.stderr)
     print(
         f"disclosure: serving {pool.root} (profile {pool.profile.name!r}, {auth}) on "
         f"http://{args.host}:{port}  (viewer: /, API reference: /docs)",
@@ -164,6 +182,25 @@ def _service_client(args: argparse.Namespace, namespace: dict[str, str]) -> Any:
         require("server", "starting the local service")
         info, _ = start_service(root, profile=args.profile)
     return MemoryClient(info.url, api_key=info.token, namespace=namespace)
+
+
+def _configure_logging(level: str, *, json_lines: bool) -> None:
+    """The service's own records (logger ``disclosure``), each with its request id."""
+    import logging
+
+    from disclosure.api.observability import JsonFormatter, RequestIdFilter
+
+    handler = logging.StreamHandler()
+    handler.addFilter(RequestIdFilter())
+    handler.setFormatter(
+        JsonFormatter()
+        if json_lines
+        else logging.Formatter("%(asctime)s %(levelname)s %(name)s [%(request_id)s] %(message)s")
+    )
+    logger = logging.getLogger("disclosure")
+    logger.addHandler(handler)
+    logger.setLevel(level.upper())
+    logger.propagate = False
 
 
 def _loopback(host: str) -> bool:

@@ -2,7 +2,11 @@
 
 ``search`` (layer 1: an index of citations, one-line summaries and scores) -> ``timeline``
 (layer 2: what was said around chosen hits) -> ``get_details`` (layer 3: chosen memories in
-full), plus ``disclose`` (the controller's own choice of level and budget in one call). The
+full), plus ``disclose`` (the controller's own choice of level and budget in one call), all
+marked read-only; and two writes: ``remember`` (save a memory) and ``forget`` (destructive:
+it previews what it would erase until called with ``confirm=true``). Every argument has its
+bounds or choices in the schema, unknown arguments are refused, and a bad one is answered
+with a tool error that names it. The
 server serves one namespace, fixed when it starts: no tool takes a namespace, so no tool call
 can reach another namespace's memories. ``disclosure serve --mcp`` runs it on stdio, over the
 local service of its data root (a :class:`~disclosure.client.MemoryClient`) when one runs, so
@@ -13,16 +17,23 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import AbstractContextManager, contextmanager, nullcontext
-from typing import TYPE_CHECKING, Any, TypeVar, Union
+from typing import TYPE_CHECKING, Annotated, Any, Literal, Protocol, TypeVar, Union
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from disclosure.extras import require
 from disclosure.mcp import workflow
 from disclosure.mcp.workflow import IndexEntry
 from disclosure.namespaces import Namespace
 from disclosure.pool import ControllerPool
+from disclosure.records import AddedMemory
 from tiers.errors import DisclosureError, InvalidInputError
+from tiers.memory import MAX_ID_LENGTH
+
+MAX_QUERY_CHARS = 4000
+MAX_REF_CHARS = 300
+MAX_CONTENT_CHARS = 100_000
+MAX_BUDGET = 1_000_000
 
 if TYPE_CHECKING:
     from disclosure.client import MemoryClient
@@ -31,14 +42,72 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 
-__all__ = ["DiscloseOutput", "SearchOutput", "create_mcp_server"]
+__all__ = [
+    "DiscloseOutput",
+    "ForgetOutput",
+    "RememberOutput",
+    "SearchOutput",
+    "create_mcp_server",
+]
 
 INSTRUCTIONS = """\
 Long-term memory of earlier conversations, disclosed progressively to save tokens.
 Work in three steps: 1. search(query) returns an index (citation, one-line summary, score);
 2. timeline(refs) shows what was said around the hits that look relevant; 3. get_details(refs)
 returns chosen memories in full. Fetch details only for what you need. disclose(query) does all
-three at once within a token budget. Cite memories as [mem:xxxxxx]."""
+three at once within a token budget. Cite memories as [mem:xxxxxx].
+remember(content) saves something worth keeping; forget(refs) erases memories, but only when
+called with confirm=true after the user agreed to what it listed."""
+
+
+class Caller(Protocol):
+    """Runs a step on the namespace's memory (the workflow over a controller, or the root's
+    service client); library errors become tool errors."""
+
+    def __call__(self, step: Callable[[_Memory], T]) -> T: ...
+
+
+Query = Annotated[
+    str, Field(min_length=1, max_length=MAX_QUERY_CHARS, description="what to look for")
+]
+Limit = Annotated[int, Field(ge=1, le=workflow.MAX_RESULTS, description="how many results")]
+Refs = Annotated[
+    list[Annotated[str, Field(min_length=1, max_length=MAX_REF_CHARS)]],
+    Field(
+        min_length=1,
+        max_length=workflow.MAX_RESULTS,
+        description="ids or citations such as mem:a7Bc3x",
+    ),
+]
+Window = Annotated[
+    int | None,
+    Field(ge=0, le=workflow.MAX_WINDOW, description="memories shown on each side"),
+]
+Level = Annotated[
+    Literal["minimal", "standard", "detailed", "comprehensive"] | None,
+    Field(description="how much to disclose; default: chosen for the query"),
+]
+Budget = Annotated[int | None, Field(ge=1, le=MAX_BUDGET, description="the most tokens to spend")]
+Content = Annotated[
+    str, Field(min_length=1, max_length=MAX_CONTENT_CHARS, description="what to remember")
+]
+SessionId = Annotated[
+    str | None,
+    Field(min_length=1, max_length=MAX_ID_LENGTH, description="groups memories (default: notes)"),
+]
+
+
+class RememberOutput(BaseModel):
+    citation: str
+    id: str
+    stored: bool  # False: the same memory was already there
+
+
+class ForgetOutput(BaseModel):
+    forgotten: bool  # False: only a preview; call again with confirm=true
+    count: int
+    citations: list[str]
+    text: str
 
 
 class SearchOutput(BaseModel):
@@ -64,11 +133,30 @@ def create_mcp_server(
     """An MCP server (``mcp.server.mcpserver.MCPServer``) over one namespace's memories: a
     controller, a pool's namespace, or a service client (whose namespace is its own)."""
     (mcpserver,) = require("mcp", "the MCP server")
-    server = mcpserver.MCPServer(name, instructions=INSTRUCTIONS, log_level="WARNING")
-    lease = _leaser(memory, namespace)
-    call = _caller(lease, mcpserver)
+    from mcp.types import ToolAnnotations
 
-    def search(query: str, limit: int = 10) -> SearchOutput:
+    server = mcpserver.MCPServer(name, instructions=INSTRUCTIONS, log_level="WARNING")
+    call = _caller(_leaser(memory, namespace), mcpserver)
+    reading = ToolAnnotations(readOnlyHint=True, openWorldHint=False)
+    for tool in _read_tools(call):
+        server.add_tool(tool, annotations=reading)
+    remember, forget = _write_tools(call)
+    server.add_tool(
+        remember,
+        annotations=ToolAnnotations(readOnlyHint=False, destructiveHint=False, openWorldHint=False),
+    )
+    server.add_tool(
+        forget,
+        annotations=ToolAnnotations(
+            readOnlyHint=False, destructiveHint=True, idempotentHint=True, openWorldHint=False
+        ),
+    )
+    _forbid_unknown_arguments(server)
+    return server
+
+
+def _read_tools(call: Caller) -> list[Callable[..., Any]]:
+    def search(query: Query, limit: Limit = 10) -> SearchOutput:
         """Step 1: an index of the memories that best match the query (citation, one-line
         summary, score), best first. Cheap: scan it, then pick what to expand."""
         found = call(lambda c: c.search(query, limit=limit))
@@ -77,20 +165,20 @@ def create_mcp_server(
             text="\n".join(e.line() for e in found) or "(no memories match)",
         )
 
-    def timeline(refs: list[str], window: int | None = None) -> str:
+    def timeline(refs: Refs, window: Window = None) -> str:
         """Step 2: what was said around the given memories (ids or citations like
         mem:a7Bc3x) in their sessions, the memory itself marked with an arrow."""
         return call(lambda c: c.timeline(refs, window=window))
 
-    def get_details(refs: list[str]) -> str:
+    def get_details(refs: Refs) -> str:
         """Step 3: the given memories (ids or citations) in full, with their metadata."""
         shown = call(lambda c: c.details(refs))
         return "\n\n".join(text for _, text in shown)
 
-    def disclose(query: str, level: str | None = None, budget: int | None = None) -> DiscloseOutput:
+    def disclose(query: Query, level: Level = None, budget: Budget = None) -> DiscloseOutput:
         """All three steps at once: the context worth knowing for the query, within a token
-        budget. level: minimal, standard, detailed or comprehensive (default: chosen for the
-        query); budget: the most tokens to spend (default: adaptive)."""
+        budget. level: how much to disclose (default: chosen for the query); budget: the most
+        tokens to spend (default: adaptive)."""
         result = call(lambda c: c.disclose(query, level=level, budget=budget))
         return DiscloseOutput(
             text=result.text,
@@ -101,9 +189,84 @@ def create_mcp_server(
             citations=[i.citation for i in result.items],
         )
 
-    for tool in (search, timeline, get_details, disclose):
-        server.add_tool(tool)
-    return server
+    return [search, timeline, get_details, disclose]
+
+
+def _write_tools(call: Caller) -> tuple[Callable[..., Any], Callable[..., Any]]:
+    from disclosure.memories import MemoryBook  # it imports this package's workflow
+
+    def remember(content: Content, session_id: SessionId = None) -> RememberOutput:
+        """Save something worth remembering (a fact, a decision, a preference) as a memory of
+        this namespace; it can be searched and disclosed at once. Returns its citation."""
+
+        def run(memory: _Memory) -> AddedMemory:
+            if isinstance(memory, _Steps):
+                added = MemoryBook(memory.controller).add(content, session_id=session_id)
+            else:  # the root's service
+                added = memory.add(content, session_id=session_id)
+            if not added.results:
+                raise InvalidInputError(
+                    "content: nothing to remember (it is blank or entirely <private>)"
+                )
+            return added.results[0]
+
+        record: AddedMemory = call(run)
+        return RememberOutput(citation=record.citation, id=record.id, stored=record.event != "NONE")
+
+    def forget(refs: Refs, confirm: bool = False) -> ForgetOutput:
+        """Erase memories (ids or citations) for good, from every tier. Without confirm=true
+        nothing is erased: the answer lists what would be, so the user can agree first; call
+        again with confirm=true to erase them."""
+
+        def run(memory: _Memory) -> ForgetOutput:
+            if not isinstance(memory, _Steps):
+                return _forget_through(memory, refs, confirm)
+            controller = memory.controller
+            found = workflow.resolve_all(controller, refs)
+            cites = MemoryBook(controller).citations([m.id for m in found])
+            if not confirm:
+                lines = [f"[{cites[m.id]}] {m.content[:120]}" for m in found]
+                return ForgetOutput(
+                    forgotten=False,
+                    count=len(found),
+                    citations=[cites[m.id] for m in found],
+                    text="Not erased yet. Would forget:\n"
+                    + "\n".join(lines)
+                    + "\nCall forget again with confirm=true to erase them permanently.",
+                )
+            report = controller.forget(ids=[m.id for m in found])
+            return ForgetOutput(
+                forgotten=True,
+                count=report.count,
+                citations=[cites[m.id] for m in found],
+                text=f"Forgot {report.count} memories for good.",
+            )
+
+        return call(run)
+
+    return remember, forget
+
+
+def _forget_through(client: MemoryClient, refs: list[str], confirm: bool) -> ForgetOutput:
+    """``forget`` over the root's service: the preview shows each memory in full."""
+    shown = client.details(refs)
+    if not confirm:
+        text = "\n".join(f"[{ref}] {detail[:120]}" for ref, detail in shown)
+        return ForgetOutput(
+            forgotten=False,
+            count=len(shown),
+            citations=[ref for ref, _ in shown],
+            text="Not erased yet. Would forget:\n"
+            + text
+            + "\nCall forget again with confirm=true to erase them permanently.",
+        )
+    report = client.forget(ids=[ref for ref, _ in shown])
+    return ForgetOutput(
+        forgotten=True,
+        count=report.count,
+        citations=[ref for ref, _ in shown],
+        text=f"Forgot {report.count} memories for good.",
+    )
 
 
 class _Steps:
@@ -155,9 +318,7 @@ def _leased(pool: ControllerPool, namespace: Namespace) -> Iterator[_Steps]:
         yield _Steps(controller)
 
 
-def _caller(
-    lease: Callable[[], AbstractContextManager[_Memory]], mcpserver: Any
-) -> Callable[[Callable[[_Memory], T]], T]:
+def _caller(lease: Callable[[], AbstractContextManager[_Memory]], mcpserver: Any) -> Caller:
     """Runs a step on the memory; the library's errors become the tool's error message."""
     tool_error = mcpserver.exceptions.ToolError
 
@@ -174,3 +335,16 @@ def _as_tool_error(tool_error: type[Exception]) -> Iterator[None]:
         yield
     except DisclosureError as exc:
         raise tool_error(str(exc)) from None
+
+
+def _forbid_unknown_arguments(server: Any) -> None:
+    """A misspelt argument is an error naming it, not silently dropped: each tool's argument
+    model forbids extras, and its schema says so (additionalProperties: false)."""
+    manager = getattr(server, "_tool_manager", None)
+    for tool in manager.list_tools() if manager is not None else ():
+        model = getattr(getattr(tool, "fn_metadata", None), "arg_model", None)
+        if model is None:
+            continue
+        model.model_config["extra"] = "forbid"
+        model.model_rebuild(force=True)
+        tool.parameters["additionalProperties"] = False

@@ -26,7 +26,15 @@ MAX_RESULTS = 100
 MAX_WINDOW = 20
 _NO_LIMIT = 1_000_000
 
-__all__ = ["MAX_RESULTS", "MAX_WINDOW", "IndexEntry", "details", "search_index", "timeline"]
+__all__ = [
+    "MAX_RESULTS",
+    "MAX_WINDOW",
+    "IndexEntry",
+    "details",
+    "resolve_all",
+    "search_index",
+    "timeline",
+]
 
 
 class IndexEntry(BaseModel):
@@ -108,7 +116,7 @@ def timeline(
     if not 0 <= size <= MAX_WINDOW:
         raise InvalidInputError(f"window must lie between 0 and {MAX_WINDOW}, not {size}")
     items = []
-    for memory in _resolve_all(controller, refs):
+    for memory in resolve_all(controller, refs):
         neighbours = controller.gatherer.neighbours(memory, size) if size else []
         cites = _citations(controller, [memory.id, *(n.id for n in neighbours)])
         items.append(
@@ -131,7 +139,8 @@ def details(controller: DisclosureController, refs: Sequence[str]) -> list[tuple
     return [(ref, controller.show(ref)) for ref in _check_refs(refs)]
 
 
-def _resolve_all(controller: DisclosureController, refs: Sequence[str]) -> list[Memory]:
+def resolve_all(controller: DisclosureController, refs: Sequence[str]) -> list[Memory]:
+    """The memories ``refs`` (ids or citations) name, each once; an unknown one is an error."""
     found = []
     for ref in _check_refs(refs):
         memory = controller.resolve(ref)

@@ -15,7 +15,9 @@ prompt/response, speakers, timestamps, stable ids), and the reply goes to ``feed
 Per call, ``disclosure=CallOptions(...)`` (or a dict of its fields) names the namespace,
 session, level or budget; it is removed before the wrapped callable is called. Streaming
 (``stream=True``) is supported: the chunks pass through untouched, and the turn is recorded once
-the stream is exhausted. The OpenAI SDK is never imported: responses are read duck-typed
+the stream is exhausted, or, when it is closed or dropped early, with the reply so far marked
+partial. ``with_raw_response.create`` and an ``AsyncOpenAI`` method given to :meth:`wrap` work
+too. The OpenAI SDK is never imported: responses are read duck-typed
 (``.choices[0].message.content``, the same as a dict, or a plain string).
 """
 
@@ -23,6 +25,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import inspect
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, nullcontext
@@ -122,6 +125,7 @@ class TurnRecord:
     ingest: IngestReport | None = None
     feedback: FeedbackReport | None = None
     errors: tuple[str, ...] = field(default=())
+    partial: bool = False  # the reply was cut short (a stream closed early)
 
 
 class DisclosureMiddleware:
@@ -170,16 +174,30 @@ class DisclosureMiddleware:
     def wrap(self, create: Callable[..., R]) -> Callable[..., R]:
         """``create`` with memory: same call shape (``model=..., messages=[...], **kw``)."""
 
+        if inspect.iscoroutinefunction(create):
+            return self.wrap_async(create)  # type: ignore[return-value]
+
         @functools.wraps(create)
         def wrapped(*args: Any, **kwargs: Any) -> Any:
             call = self._prepare_kwargs(kwargs)
             response = create(*args, **kwargs)
+            if inspect.isawaitable(response):  # an async client's method, not marked as such
+                return self._finish_async(call, response, stream=bool(kwargs.get("stream")))
             if kwargs.get("stream"):
                 return _RecordingStream(response, functools.partial(self.complete, call))
             self.complete(call, reply_text(response))
             return response
 
         return wrapped
+
+    async def _finish_async(
+        self, call: PreparedCall, pending: Awaitable[Any], *, stream: bool
+    ) -> Any:
+        response = await pending
+        if stream:
+            return _AsyncRecordingStream(response, functools.partial(self.acomplete, call))
+        await self.acomplete(call, reply_text(response))
+        return response
 
     def wrap_async(self, create: Callable[..., Awaitable[R]]) -> Callable[..., Awaitable[R]]:
         """The async twin of :meth:`wrap` (for ``AsyncOpenAI().chat.completions.create``)."""
@@ -280,8 +298,11 @@ class DisclosureMiddleware:
             return _replace(call, result=result)
         return _replace(call, messages=sent, result=result, request_tokens=total)
 
-    def complete(self, call: PreparedCall, reply: str | None) -> TurnRecord:
-        """Record the turn: ingest the user's message and the reply; feedback on the reply."""
+    def complete(
+        self, call: PreparedCall, reply: str | None, *, partial: bool = False
+    ) -> TurnRecord:
+        """Record the turn: ingest the user's message and the reply; feedback on the reply.
+        ``partial``: the reply was cut short; it is stored marked as such."""
         ingest: IngestReport | None = None
         feedback: FeedbackReport | None = None
         errors: list[str] = []
@@ -290,25 +311,33 @@ class DisclosureMiddleware:
         if call.record and (self.ingest or wants_feedback):
             with self._lease(call.namespace) as controller:
                 if self.ingest:
-                    ingest = _guard(errors, "ingest", lambda: self._ingest(controller, call, reply))
+                    ingest = _guard(
+                        errors, "ingest", lambda: self._ingest(controller, call, reply, partial)
+                    )
                 if wants_feedback and result is not None and reply:
                     used = functools.partial(
                         controller.feedback, result, reply, session_id=call.session_id
                     )
                     feedback = _guard(errors, "feedback", used)
-        record = TurnRecord(call, reply, ingest, feedback, tuple(errors))
+        record = TurnRecord(call, reply, ingest, feedback, tuple(errors), partial)
         if self.on_turn is not None:
             self.on_turn(record)
         return record
 
-    async def acomplete(self, call: PreparedCall, reply: str | None) -> TurnRecord:
+    async def acomplete(
+        self, call: PreparedCall, reply: str | None, *, partial: bool = False
+    ) -> TurnRecord:
         """:meth:`complete` in a worker thread."""
-        return await asyncio.to_thread(self.complete, call, reply)
+        return await asyncio.to_thread(self.complete, call, reply, partial=partial)
 
     # -- internals ------------------------------------------------------------------------------
 
     def _ingest(
-        self, controller: DisclosureController, call: PreparedCall, reply: str | None
+        self,
+        controller: DisclosureController,
+        call: PreparedCall,
+        reply: str | None,
+        partial: bool = False,
     ) -> IngestReport:
         memories = turn_memories(
             call.original,
@@ -316,6 +345,7 @@ class DisclosureMiddleware:
             session_id=call.session_id,
             asked_at=call.asked_at,
             answered_at=self._clock(),
+            partial=partial,
         )
         return controller.ingest(memories)
 
@@ -361,24 +391,48 @@ def _guard(errors: list[str], stage: str, action: Callable[[], R]) -> R | None:
 
 
 class _RecordingStream:
-    """Passes a streamed response through and records the turn once it is exhausted."""
+    """A streamed response passed through chunk by chunk, like the SDK's own stream (an
+    iterator, a context manager, ``close()``). The turn is recorded once: when the stream is
+    exhausted, or, if it is closed, left or broken before that, with the reply so far marked
+    partial."""
 
-    def __init__(self, stream: Any, on_done: Callable[[str | None], TurnRecord]) -> None:
+    def __init__(self, stream: Any, on_done: Callable[..., TurnRecord]) -> None:
         self._stream = stream
         self._on_done = on_done
+        self._iterator: Iterator[Any] | None = None
         self._parts: list[str] = []
         self._done = False
 
-    def __iter__(self) -> Iterator[Any]:
-        for chunk in self._stream:
-            self._parts.append(stream_delta(chunk))
-            yield chunk
-        self._finish()
+    def __iter__(self) -> _RecordingStream:
+        return self
 
-    def _finish(self) -> None:
+    def __next__(self) -> Any:
+        if self._iterator is None:
+            self._iterator = iter(self._stream)
+        try:
+            chunk = next(self._iterator)
+        except StopIteration:
+            self._finish(partial=False)
+            raise
+        except BaseException:
+            self._finish(partial=True)
+            raise
+        self._parts.append(stream_delta(chunk))
+        return chunk
+
+    def close(self) -> None:
+        """Close the underlying stream; an unfinished reply is recorded as partial."""
+        try:
+            closer = getattr(self._stream, "close", None)
+            if closer is not None:
+                closer()
+        finally:
+            self._finish(partial=True)
+
+    def _finish(self, *, partial: bool) -> None:
         if not self._done:
             self._done = True
-            self._on_done("".join(self._parts) or None)
+            self._on_done("".join(self._parts) or None, partial=partial)
 
     def __enter__(self) -> _RecordingStream:
         enter = getattr(self._stream, "__enter__", None)
@@ -387,30 +441,69 @@ class _RecordingStream:
         return self
 
     def __exit__(self, *exc: object) -> None:
-        leave = getattr(self._stream, "__exit__", None)
-        if leave is not None:
-            leave(*exc)
+        try:
+            leave = getattr(self._stream, "__exit__", None)
+            if leave is not None:
+                leave(*exc)
+        finally:
+            self._finish(partial=True)
+
+    def __del__(self) -> None:  # dropped unread: still record the user's turn
+        if not getattr(self, "_done", True):
+            try:
+                self._finish(partial=True)
+            except Exception:  # never raise from a finaliser
+                log.warning("recording a dropped stream's turn failed", exc_info=True)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._stream, name)
 
 
 class _AsyncRecordingStream:
-    """The async twin of :class:`_RecordingStream`."""
+    """The async twin of :class:`_RecordingStream` (``async for``, ``async with``,
+    ``close()``/``aclose()``)."""
 
-    def __init__(self, stream: Any, on_done: Callable[[str | None], Awaitable[TurnRecord]]) -> None:
+    def __init__(self, stream: Any, on_done: Callable[..., Awaitable[TurnRecord]]) -> None:
         self._stream = stream
         self._on_done = on_done
+        self._iterator: AsyncIterator[Any] | None = None
         self._parts: list[str] = []
         self._done = False
 
-    async def __aiter__(self) -> AsyncIterator[Any]:
-        async for chunk in self._stream:
-            self._parts.append(stream_delta(chunk))
-            yield chunk
+    def __aiter__(self) -> _AsyncRecordingStream:
+        return self
+
+    async def __anext__(self) -> Any:
+        if self._iterator is None:
+            self._iterator = aiter(self._stream)
+        try:
+            chunk = await anext(self._iterator)
+        except StopAsyncIteration:
+            await self._finish(partial=False)
+            raise
+        except BaseException:
+            await self._finish(partial=True)
+            raise
+        self._parts.append(stream_delta(chunk))
+        return chunk
+
+    async def close(self) -> None:
+        """Close the underlying stream; an unfinished reply is recorded as partial."""
+        try:
+            closer = getattr(self._stream, "close", None) or getattr(self._stream, "aclose", None)
+            if closer is not None:
+                closed = closer()
+                if inspect.isawaitable(closed):
+                    await closed
+        finally:
+            await self._finish(partial=True)
+
+    aclose = close
+
+    async def _finish(self, *, partial: bool) -> None:
         if not self._done:
             self._done = True
-            await self._on_done("".join(self._parts) or None)
+            await self._on_done("".join(self._parts) or None, partial=partial)
 
     async def __aenter__(self) -> _AsyncRecordingStream:
         enter = getattr(self._stream, "__aenter__", None)
@@ -419,9 +512,12 @@ class _AsyncRecordingStream:
         return self
 
     async def __aexit__(self, *exc: object) -> None:
-        leave = getattr(self._stream, "__aexit__", None)
-        if leave is not None:
-            await leave(*exc)
+        try:
+            leave = getattr(self._stream, "__aexit__", None)
+            if leave is not None:
+                await leave(*exc)
+        finally:
+            await self._finish(partial=True)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._stream, name)

@@ -121,9 +121,19 @@ def reply_text(response: Any) -> str | None:
     (``.choices[0].message.content``), its dict form, or a plain string. None if absent."""
     if isinstance(response, str):
         return response
+    if _is_raw_response(response):  # with_raw_response: the parsed completion is inside
+        try:
+            response = response.parse()
+        except Exception:
+            return None
     message = _first_choice(response, "message")
     content = _get(message, "content")
     return content if isinstance(content, str) else None
+
+
+def _is_raw_response(response: Any) -> bool:
+    """The OpenAI SDK's ``with_raw_response`` wrapper (HTTP details and ``.parse()``)."""
+    return callable(getattr(response, "parse", None)) and hasattr(response, "http_response")
 
 
 def stream_delta(chunk: Any) -> str:
@@ -164,6 +174,7 @@ def turn_memories(
     session_id: str,
     asked_at: datetime,
     answered_at: datetime,
+    partial: bool = False,
 ) -> list[Memory]:
     """The user's last message and the reply as memories with stable ids.
 
@@ -171,7 +182,8 @@ def turn_memories(
     gets ``<session>#<n>-<hash of its text>`` and the reply ``<session>#<n+1>-<same hash>``: a
     resent or regenerated turn replaces its earlier version instead of adding a copy, and a
     client that sends only the new message each time (so every turn sits at position 0) still
-    gets one memory per turn.
+    gets one memory per turn. ``partial``: the reply was cut short (a stream closed early); its
+    memory says so in ``metadata["partial"]``.
     """
     last = last_user_index(messages)
     if last is None:
@@ -204,7 +216,8 @@ def turn_memories(
                 session_id=session_id,
                 kind=MemoryKind.RESPONSE,
                 speaker="assistant",
-                metadata={"role": "assistant", "source": "middleware"},
+                metadata={"role": "assistant", "source": "middleware"}
+                | ({"partial": True} if partial else {}),
             )
         )
     return memories

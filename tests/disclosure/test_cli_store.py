@@ -188,3 +188,65 @@ def test_show_and_forget_mistakes(
     assert code == 1 and "--id" in err
     code, out, _ = run(capsys, "forget", "--id", "nope", *store)
     assert code == 0 and "nothing to forget" in out
+
+
+def test_a_new_namespace_is_announced_and_a_typo_creates_none(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, store: list[str]
+) -> None:
+    """The first ingest says it creates the namespace; reads of a misspelt one say nothing is
+    stored and leave no store behind."""
+    path = tmp_path / "m.jsonl"
+    path.write_text('{"id": "a", "content": "Dana likes tea."}\n', encoding="utf-8")
+    code, _, err = run(capsys, "ingest", str(path), *store)
+    assert code == 0 and "new namespace tenant=default, user=dana in " in err
+    code, _, err = run(capsys, "ingest", str(path), *store)
+    assert "new namespace" not in err
+    typo = ["--data-dir", store[1], "--user", "dnaa"]
+    for command in (["query", "tea"], ["stats"], ["show", "a"]):
+        code, out, err = run(capsys, *command, *typo)
+        assert code == 1 and "nothing is stored" in err and "new namespace" not in err, command
+    code, out, _ = run(capsys, "forget", "--id", "a", *typo)
+    assert code == 0 and "nothing to forget" in out
+    code, out, _ = run(capsys, "stats", "--all", "--json", "--data-dir", store[1])
+    assert [row["namespace"]["user"] for row in json.loads(out)] == ["dana"]
+
+
+def test_forget_takes_the_citations_query_and_show_print(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, store: list[str]
+) -> None:
+    path = tmp_path / "chat.txt"
+    path.write_text(TRANSCRIPT, encoding="utf-8")
+    run(capsys, "ingest", str(path), *store)
+    code, out, _ = run(
+        capsys, "query", "duplicate invoice emails", "--level", "comprehensive", *store
+    )
+    citation = next(word.strip("[]") for word in out.split() if word.startswith("[mem:"))
+    code, out, _ = run(capsys, "forget", "--id", citation, "--yes", *store)
+    assert code == 0 and "forgot 1 memories" in out
+    code, _, err = run(capsys, "show", citation, *store)
+    assert code == 1 and "no memory has the id or citation" in err
+
+
+def test_ingest_counts_add_up_with_private_memories(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, store: list[str]
+) -> None:
+    """A memory that is entirely private is counted as such, so the counts add up."""
+    path = tmp_path / "m.jsonl"
+    path.write_text(
+        '{"id": "a", "content": "public note"}\n'
+        '{"id": "b", "content": "<private>my PIN is 4821</private>"}\n',
+        encoding="utf-8",
+    )
+    code, out, _ = run(capsys, "ingest", str(path), *store)
+    assert code == 0 and "ingested 2 memories" in out
+    assert "1 added" in out and "1 entirely private (not stored)" in out
+
+
+def test_a_json_array_without_content_is_not_taken_for_locomo(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, store: list[str]
+) -> None:
+    """Records that lack content are memories with a missing field, not a LoCoMo file."""
+    path = tmp_path / "m.json"
+    path.write_text('[{"id": "a", "text": "oops"}]', encoding="utf-8")
+    code, _, err = run(capsys, "ingest", str(path), *store)
+    assert code == 1 and "content" in err and "sample_id" not in err

@@ -219,7 +219,7 @@ def test_newer_schema_is_refused(tmp_path: Path) -> None:
     ColdArchive(tmp_path).close()
     with sqlite3.connect(tmp_path / ARCHIVE_FILE) as conn:
         conn.execute("PRAGMA user_version = 99")
-    with pytest.raises(IncompatibleDataError, match=r"newer.*schema 99.*schema 1"):
+    with pytest.raises(IncompatibleDataError, match=r"newer.*schema 99.*schemas 1 to 2"):
         ColdArchive(tmp_path)
 
 

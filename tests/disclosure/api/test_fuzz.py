@@ -52,6 +52,10 @@ schema = schemathesis.openapi.from_asgi(
 
 @pytest.fixture(scope="module", autouse=True)
 def _clean_up() -> Iterator[None]:
+    # open one store first: the first open in a process imports the heavy libraries, which on a
+    # loaded machine can outlast schemathesis's 10 s read timeout for whichever request is first
+    with POOL.lease(POOL.namespace(user="warm-up")):
+        pass
     yield
     POOL.close()
     shutil.rmtree(ROOT, ignore_errors=True)

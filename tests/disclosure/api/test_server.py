@@ -11,6 +11,7 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -109,17 +110,24 @@ def test_the_mcp_server_over_stdio(tmp_path: Path) -> None:
         cwd=str(REPO),
     )
 
-    async def search() -> dict[str, object]:
+    async def session() -> tuple[dict[str, object], Any, Any, Any]:
         async with Client(parameters, read_timeout_seconds=STARTUP_SECONDS) as client:
             result = await client.call_tool("search", {"query": "postgres", "limit": 2})
             assert result.structured_content is not None
-            return result.structured_content
+            saved = await client.call_tool("remember", {"content": "Dana's badge is 7731."})
+            citation = (saved.structured_content or {})["citation"]
+            erased = await client.call_tool("forget", {"refs": [citation], "confirm": True})
+            bad = await client.call_tool("disclose", {"query": "x", "level": "all of it"})
+            return result.structured_content, saved, erased, bad
 
     from disclosure.service import stop_service
 
     try:
-        found = asyncio.run(search())
+        found, saved, erased, bad = asyncio.run(session())
     finally:
         stop_service(home)  # the MCP server started the root's local service
     assert len(found["results"]) == 2  # type: ignore[arg-type]
     assert "Postgres" in str(found["text"])
+    assert not saved.is_error and saved.structured_content["stored"] is True
+    assert erased.structured_content["forgotten"] is True
+    assert bad.is_error and "level" in bad.content[0].text

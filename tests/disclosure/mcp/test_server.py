@@ -48,7 +48,7 @@ def test_the_tools_are_listed_with_their_workflow(pool: ControllerPool) -> None:
             return [t.name for t in tools.tools], client.instructions
 
     names, instructions = asyncio.run(listing())
-    assert names == ["search", "timeline", "get_details", "disclose"]
+    assert names == ["search", "timeline", "get_details", "disclose", "remember", "forget"]
     assert instructions is not None and "three steps" in instructions
 
 
@@ -97,7 +97,7 @@ def test_the_server_is_bound_to_its_namespace(pool: ControllerPool) -> None:
     assert details.is_error and "no memory has the id or citation" in text(details)
     assert "Postgres" not in disclosed.structured_content["text"]
     (bad,) = call(eve, [("search", {"query": "x", "limit": 1000})])
-    assert bad.is_error and "limit must lie between" in text(bad)
+    assert bad.is_error and "limit" in text(bad) and "less than or equal to 100" in text(bad)
 
 
 def test_a_bad_namespace_is_refused_when_the_server_is_made(tmp_path: Path) -> None:
@@ -106,3 +106,83 @@ def test_a_bad_namespace_is_refused_when_the_server_is_made(tmp_path: Path) -> N
 
     with ControllerPool("default", root=tmp_path) as pool, pytest.raises(NamespaceError):
         create_mcp_server(pool, namespace={"user": "../dana"})
+
+
+def test_tool_schemas_carry_choices_bounds_and_hints(pool: ControllerPool) -> None:
+    """Enums and bounds in the input schemas; read-only and destructive hints; no extras."""
+    server = create_mcp_server(pool, namespace={"user": "dana"})
+
+    async def listing() -> dict[str, Any]:
+        async with Client(server) as client:
+            return {t.name: t for t in (await client.list_tools()).tools}
+
+    tools = asyncio.run(listing())
+    level = tools["disclose"].input_schema["properties"]["level"]["anyOf"][0]
+    assert level["enum"] == ["minimal", "standard", "detailed", "comprehensive"]
+    limit = tools["search"].input_schema["properties"]["limit"]
+    assert (limit["minimum"], limit["maximum"]) == (1, 100)
+    assert tools["timeline"].input_schema["properties"]["refs"]["maxItems"] == 100
+    assert all(t.input_schema["additionalProperties"] is False for t in tools.values())
+    for name in ("search", "timeline", "get_details", "disclose"):
+        assert tools[name].annotations.read_only_hint is True
+    assert tools["remember"].annotations.read_only_hint is False
+    assert tools["remember"].annotations.destructive_hint is False
+    assert tools["forget"].annotations.destructive_hint is True
+
+
+def test_every_bad_argument_is_named(pool: ControllerPool) -> None:
+    """A bad level, budget, misspelt or missing argument: a tool error naming it."""
+    server = create_mcp_server(pool, namespace={"user": "dana"})
+    cases = [
+        ("disclose", {"query": "x", "level": "everything"}, "level"),
+        ("disclose", {"query": "x", "budget": 0}, "budget"),
+        ("disclose", {"query": "x", "levle": "minimal"}, "levle"),
+        ("search", {}, "query"),
+        ("timeline", {"refs": ["mem:zzzzzz"], "window": 99}, "window"),
+        ("remember", {"content": ""}, "content"),
+        ("remember", {"content": "<private>secret</private>"}, "content"),
+        ("forget", {"refs": []}, "refs"),
+        ("forget", {"refs": ["mem:zzzzzz"]}, "mem:zzzzzz"),
+    ]
+    results = call(server, [(name, args) for name, args, _ in cases])
+    for (name, args, needle), result in zip(cases, results, strict=True):
+        assert result.is_error, (name, args)
+        assert needle in text(result), (name, args, text(result))
+
+
+def test_remember_then_forget_after_confirmation(tmp_path: Path) -> None:
+    """An agent saves what it learns, finds it, and forgets it only when confirmed."""
+    with ControllerPool("default", root=tmp_path) as own:
+        server = create_mcp_server(own, namespace={"user": "kim"})
+        saved, found = call(
+            server,
+            [
+                ("remember", {"content": "Kim prefers tabs over spaces in Go code."}),
+                ("search", {"query": "tabs or spaces", "limit": 3}),
+            ],
+        )
+        assert not saved.is_error and saved.structured_content["stored"] is True
+        citation = saved.structured_content["citation"]
+        assert found.structured_content["results"][0]["citation"] == citation
+        preview, still = call(
+            server,
+            [("forget", {"refs": [citation]}), ("get_details", {"refs": [citation]})],
+        )
+        assert preview.structured_content["forgotten"] is False
+        assert "confirm=true" in preview.structured_content["text"]
+        assert "tabs over spaces" in preview.structured_content["text"]
+        assert not still.is_error  # nothing was erased by the preview
+        erased, gone = call(
+            server,
+            [
+                ("forget", {"refs": [citation], "confirm": True}),
+                ("get_details", {"refs": [citation]}),
+            ],
+        )
+        assert erased.structured_content == {
+            "forgotten": True,
+            "count": 1,
+            "citations": [citation],
+            "text": "Forgot 1 memories for good.",
+        }
+        assert gone.is_error and "no memory has the id or citation" in text(gone)
