@@ -85,7 +85,7 @@ _ERRORS: dict[str, type[DisclosureError]] = {
     "tokenizer_error": TokenizerError,
     "incompatible_data": IncompatibleDataError,
     "corrupt_data": CorruptDataError,
-    "unknown_namespace": InvalidInputError,
+    "unknown_namespace": InvalidInputError,  # older services: a read of an empty namespace
     "disk_full": DiskFullError,
     "storage_unavailable": StorageError,
     "unavailable": TierClosedError,
@@ -193,6 +193,7 @@ class WireApi:
             budget_reason=data.get("budget_reason", ""),
             profile=data.get("profile", ""),
             omitted=tuple(data.get("omitted", ())),
+            warnings=tuple(data.get("warnings", ())),
         )
         if len(self.disclosure_ids) > 1024:  # feedback comes soon after or not at all
             self.disclosure_ids.pop(next(iter(self.disclosure_ids)))
@@ -244,7 +245,12 @@ def feedback_report(data: dict[str, Any]) -> FeedbackReport:
 
 
 def stats_of(data: dict[str, Any]) -> dict[str, Any]:
-    return {**data["stats"], "namespace": data["namespace"]}
+    """The stats as the controller gives them, with the namespace; and ``warnings`` when
+    the namespace has nothing stored (the service answers empty, and creates nothing)."""
+    warnings = data.get("warnings") or []
+    return {**data["stats"], "namespace": data["namespace"]} | (
+        {"warnings": list(warnings)} if warnings else {}
+    )
 
 
 def index_of(data: dict[str, Any]) -> list[IndexEntry]:

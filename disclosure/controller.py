@@ -27,12 +27,13 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from analyzers import DisclosureLevel, QueryAnalysis, QueryComplexityAnalyzer
+from analyzers import DisclosureLevel, QueryAnalysis
 from disclosure.citation_styles import restyle
 from disclosure.citation_usage import CitationLog
 from disclosure.consolidation.faces import LongTermMemory
 from disclosure.consolidation.service import Consolidation, with_overview
 from disclosure.consolidation.summarize import SummarizerFn
+from disclosure.empty import analyzer_of, check_query, user_turns
 from disclosure.pipeline.budget import AdaptiveBudget, Usage, usage_summary
 from disclosure.pipeline.caches import DisclosureCaches
 from disclosure.pipeline.compose import Composer
@@ -51,13 +52,12 @@ from formatters import (
 from formatters.citations import parse_citations
 from tiers import Memory, TieredStore, get_embedder
 from tiers.base import Embedder
-from tiers.errors import InvalidInputError, MemoryNotFoundError, ProfileError
+from tiers.errors import InvalidInputError, MemoryNotFoundError
 from tiers.memory import as_utc
 from tiers.reports import ForgetReport, IngestReport
 
 log = logging.getLogger(__name__)
 
-MAX_QUERY_CHARS = 20_000
 _NO_EMBEDDER = "none"
 
 
@@ -76,7 +76,7 @@ class DisclosureController(LongTermMemory):
         self.data_dir = Path(data_dir)
         self.data_dir.mkdir(parents=True, exist_ok=True)
         self.counter = get_token_counter(profile.tokens.encoding)
-        self.analyzer = _analyzer(profile)
+        self.analyzer = analyzer_of(profile)
         self._closed = False
         self._lock = threading.Lock()
         self._last_ids: tuple[str, ...] = ()
@@ -202,10 +202,10 @@ class DisclosureController(LongTermMemory):
         analyzer and the adaptive budget; ``context_window`` and ``prompt_tokens`` (what the
         conversation already takes) bound the budget by the model's window."""
         self._check_open()
-        query = _check_query(query)
+        query = check_query(query)
         trace = Trace()
         when = as_utc(now) if now is not None else datetime.now(UTC)
-        turns = _user_turns(history)
+        turns = user_turns(history)
         with trace.stage("analyze"):
             analysis = self.analyzer.analyze(
                 query, history=turns, now=when, previous=self._previous(turns)
@@ -451,43 +451,11 @@ class DisclosureController(LongTermMemory):
         return None
 
 
-def _analyzer(profile: Profile) -> QueryComplexityAnalyzer:
-    try:
-        return QueryComplexityAnalyzer(profile.analyzer)
-    except LookupError as exc:
-        raise ProfileError(f"profile {profile.name!r}: analyzer: {exc}") from None
-
-
 def _style_of(profile: Profile) -> str:
     """What besides the memory and its session shapes a rendered detail: a cached one is only
     reused under the same formatting and citation settings."""
     settings = (profile.formatting.model_dump_json(), profile.citations.model_dump_json())
     return hashlib.sha256("\x1f".join(settings).encode("utf-8")).hexdigest()[:16]
-
-
-def _check_query(query: object) -> str:
-    if not isinstance(query, str):
-        raise InvalidInputError(f"query must be a string, not {type(query).__name__}")
-    if not query.strip():
-        raise InvalidInputError("query must not be empty")
-    if len(query) > MAX_QUERY_CHARS:
-        raise InvalidInputError(
-            f"query has {len(query)} characters; the limit is {MAX_QUERY_CHARS}"
-        )
-    return query
-
-
-def _user_turns(history: Sequence[str | Mapping[str, Any]]) -> list[str]:
-    """Earlier user turns, oldest first, from strings or OpenAI-style messages."""
-    turns: list[str] = []
-    for turn in history:
-        if isinstance(turn, str):
-            turns.append(turn)
-        elif isinstance(turn, Mapping) and turn.get("role", "user") == "user":
-            content = turn.get("content")
-            if isinstance(content, str):
-                turns.append(content)
-    return turns
 
 
 def _signals(item: DisclosedItem, result: DisclosureResult) -> UseSignals | None:

@@ -23,6 +23,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING
 
+from disclosure.empty import EmptyAnswers
 from disclosure.namespaces import MARKER_FILE, Namespace, claim_dir, make_namespace, namespace_dir
 from disclosure.profiles import Profile, load_profile
 from tiers.base import Embedder
@@ -64,6 +65,7 @@ class ControllerPool:
         self._entries: OrderedDict[str, _Entry] = OrderedDict()
         self._closing: dict[str, threading.Event] = {}
         self._closed = False
+        self._empty: EmptyAnswers | None = None
 
     def namespace(
         self, parts: Mapping[str, str | None] | None = None, **named: str | None
@@ -78,6 +80,15 @@ class ControllerPool:
             if entry is not None and entry.controller is not None:
                 return True
         return (namespace_dir(self.root, namespace) / MARKER_FILE).is_file()
+
+    @property
+    def empty(self) -> EmptyAnswers:
+        """The answers of reads of namespaces that do not exist (built on first use): empty,
+        with a warning, creating nothing."""
+        with self._lock:
+            if self._empty is None:
+                self._empty = EmptyAnswers(self.profile)
+            return self._empty
 
     @contextmanager
     def lease(self, namespace: Namespace) -> Iterator[DisclosureController]:
@@ -163,6 +174,9 @@ class ControllerPool:
             self._closed = True
             entries = list(self._entries.values())
             self._entries.clear()
+            empty, self._empty = self._empty, None
+        if empty is not None:
+            empty.close()
         for entry in entries:
             entry.ready.wait()
             if entry.controller is not None:

@@ -8,11 +8,11 @@ thread pool, and the controllers are thread-safe.
 
 import inspect
 import logging
-from collections.abc import AsyncIterator, Callable, Iterator, Sequence
-from contextlib import asynccontextmanager, contextmanager
+from collections.abc import AsyncIterator, Callable, Sequence
+from contextlib import asynccontextmanager
 from dataclasses import asdict
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, FastAPI, Query, Request, Response, Security
 from fastapi.security import APIKeyHeader, HTTPAuthorizationCredentials, HTTPBearer
@@ -46,7 +46,7 @@ from disclosure.api.models import (
 from disclosure.api.observability import ObservedRequests, Observer
 from disclosure.api.queries import check_query_encoding, refuse_unknown_parameters
 from disclosure.api.summaries import BackgroundConsolidation, add_routes
-from disclosure.controller import DisclosureController
+from disclosure.empty import nothing_stored
 from disclosure.mcp.workflow import search_index, timeline
 from disclosure.memories import MemoryBook
 from disclosure.namespaces import MAX_PART_CHARS, NAMESPACE_PARTS, Namespace, default_home
@@ -55,11 +55,13 @@ from disclosure.profiles import Profile
 from disclosure.result import DisclosureResult
 from disclosure.viewer import install_viewer
 from tiers.base import Embedder
-from tiers.errors import InvalidInputError, MemoryValidationError, NamespaceError
+from tiers.errors import (
+    InvalidInputError,
+    MemoryNotFoundError,
+    MemoryValidationError,
+    NamespaceError,
+)
 from tiers.memory import Memory
-
-if TYPE_CHECKING:
-    from disclosure.controller import DisclosureController
 
 _ERRORS: dict[int | str, dict[str, Any]] = {
     status: {"model": ErrorResponse, "description": text}
@@ -221,6 +223,10 @@ def _write_routes(
                 "no recent disclosure has this id in this namespace (each takes feedback once, "
                 f"within {limits.results_ttl_seconds:g} s)",
             )
+        if not pool.exists(ns):  # an empty disclosure of a namespace that does not exist
+            return FeedbackResponse(
+                used=[], cited=[], overlap={}, depth=0, tokens_used=0, budget=result.budget
+            )
         with pool.lease(ns) as controller:
             report = controller.feedback(result, body.reply, session_id=body.session_id)
         return FeedbackResponse(
@@ -272,16 +278,19 @@ def _read_routes(
             )
         history = [h if isinstance(h, str) else h.model_dump() for h in body.history]
         _check_text(body.query, *(h if isinstance(h, str) else h["content"] for h in history))
-        with _reading(pool, ns) as controller:
-            result = controller.disclose(
-                body.query,
-                history=history,
-                now=body.now,
-                level=body.level,
-                budget=body.budget,
-                context_window=body.context_window,
-                prompt_tokens=body.prompt_tokens,
-            )
+        options: dict[str, Any] = {
+            "history": history,
+            "now": body.now,
+            "level": body.level,
+            "budget": body.budget,
+            "context_window": body.context_window,
+            "prompt_tokens": body.prompt_tokens,
+        }
+        if not pool.exists(ns):  # nothing to disclose, and nothing to create
+            result = pool.empty.disclose(body.query, warning=nothing_stored(ns), **options)
+        else:
+            with pool.lease(ns) as controller:
+                result = controller.disclose(body.query, **options)
         observer.disclosed(result)
         return _disclosed(results.put(ns.key, result), result)
 
@@ -289,24 +298,37 @@ def _read_routes(
     def show(ref: str, ns: ns_type) -> ShowResponse:
         """One memory in full detail, by id or citation (``mem:a7Bc3x``)."""
         _check_ref(ref)
-        with _reading(pool, ns) as controller:
+        if not pool.exists(ns):  # the memory is not there: nothing was ever stored
+            raise MemoryNotFoundError(
+                f"no memory has the id or citation {ref!r}: {nothing_stored(ns)}"
+            )
+        with pool.lease(ns) as controller:
             text = controller.show(ref)
             return ShowResponse(ref=ref, text=text, memory=MemoryBook(controller).get(ref))
 
     @router.get("/stats", response_model=StatsResponse)
     def stats(ns: ns_type) -> StatsResponse:
         """Counts per tier, pending embeddings, disk, caches, learned budgets."""
-        with _reading(pool, ns) as controller:
-            numbers = controller.stats()
+        if not pool.exists(ns):
+            warning = nothing_stored(ns)
+            numbers = pool.empty.stats(warning)
+            numbers.pop("warnings")
+            warnings = [warning]
+        else:
+            with pool.lease(ns) as controller:
+                numbers = controller.stats()
+            warnings = []
         numbers.pop("data_dir", None)  # the server's paths are not the client's business
-        return StatsResponse(namespace=ns.as_dict(), stats=numbers)
+        return StatsResponse(namespace=ns.as_dict(), stats=numbers, warnings=warnings)
 
     @router.post("/search", response_model=SearchResponse)
     def search(body: SearchRequest, ns: ns_type) -> SearchResponse:
         """Layer 1: an index of the best matches (citation, summary, score)."""
         _check_query(body.query, limits.max_query_chars)
         _check_text(body.query)
-        with _reading(pool, ns) as controller:
+        if not pool.exists(ns):
+            return SearchResponse(results=[], warnings=[nothing_stored(ns)])
+        with pool.lease(ns) as controller:
             found = search_index(controller, body.query, limit=body.limit)
         return SearchResponse(results=found)
 
@@ -315,7 +337,9 @@ def _read_routes(
         """Layer 2: what was said around the given memories, in their sessions."""
         for ref in body.refs:
             _check_ref(ref)
-        with _reading(pool, ns) as controller:
+        if not pool.exists(ns):
+            return TextResponse(text="", warnings=[nothing_stored(ns)])
+        with pool.lease(ns) as controller:
             return TextResponse(text=timeline(controller, body.refs, window=body.window))
 
 
@@ -395,20 +419,6 @@ def _namespace_dependency(
     return namespace
 
 
-@contextmanager
-def _reading(pool: ControllerPool, ns: Namespace) -> Iterator["DisclosureController"]:
-    """The controller of a namespace that exists: a read of one nothing was written to finds
-    nothing (404) and creates nothing."""
-    if not pool.exists(ns):
-        raise ApiError(
-            404,
-            "unknown_namespace",
-            f"nothing is stored for {ns}; a namespace is created by its first write",
-        )
-    with pool.lease(ns) as controller:
-        yield controller
-
-
 def _authorise(request: Request, grant: Grant | None, ns: Namespace, *, write: bool) -> None:
     """403 unless ``grant`` covers ``ns``; log which key acted (its label, never the key)."""
     acting = grant or _ANONYMOUS
@@ -478,4 +488,5 @@ def _disclosed(token: str, result: DisclosureResult) -> DiscloseResponse:
         omitted=list(result.omitted),
         timings_ms=result.timings_ms,
         analysis=result.analysis.model_dump(mode="json"),
+        warnings=list(result.warnings),
     )

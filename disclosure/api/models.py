@@ -109,6 +109,9 @@ class DiscloseResponse(_Body):
     omitted: list[str]
     timings_ms: dict[str, float]
     analysis: dict[str, Any]
+    warnings: list[str] = Field(
+        default=[], description="what the answer lacks and why (a namespace nothing is stored in)"
+    )
 
 
 class ShowResponse(_Body):
@@ -151,6 +154,9 @@ class SearchRequest(_Request):
 
 class SearchResponse(_Body):
     results: list[IndexEntry]
+    warnings: list[str] = Field(
+        default=[], description="what the answer lacks and why (a namespace nothing is stored in)"
+    )
 
 
 class TimelineRequest(_Request):
@@ -162,11 +168,17 @@ class TimelineRequest(_Request):
 
 class TextResponse(_Body):
     text: str
+    warnings: list[str] = Field(
+        default=[], description="what the answer lacks and why (a namespace nothing is stored in)"
+    )
 
 
 class StatsResponse(_Body):
     namespace: dict[str, str]
     stats: dict[str, Any]
+    warnings: list[str] = Field(
+        default=[], description="what the answer lacks and why (a namespace nothing is stored in)"
+    )
 
 
 class HealthResponse(_Body):

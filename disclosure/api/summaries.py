@@ -13,6 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from disclosure.api.errors import ApiError
 from disclosure.consolidation.store import Summary
+from disclosure.empty import nothing_stored
 from disclosure.namespaces import Namespace, iter_namespaces
 from disclosure.pool import ControllerPool
 from tiers.errors import DisclosureError
@@ -56,6 +57,7 @@ class SummaryOut(BaseModel):
 
 class SummariesResponse(BaseModel):
     summaries: list[SummaryOut]
+    warnings: list[str] = Field(default=[], description="a namespace nothing is stored in")
 
 
 class CitationCountOut(BaseModel):
@@ -79,10 +81,12 @@ class CitationUseOut(BaseModel):
 
 class CitationsResponse(BaseModel):
     citations: list[CitationCountOut]
+    warnings: list[str] = Field(default=[], description="a namespace nothing is stored in")
 
 
 class CitationUsesResponse(BaseModel):
     uses: list[CitationUseOut]
+    warnings: list[str] = Field(default=[], description="a namespace nothing is stored in")
 
 
 def summary_out(summary: Summary, score: float | None = None) -> SummaryOut:
@@ -117,6 +121,12 @@ def add_routes(
     @router.post("/consolidate", response_model=ConsolidateResponse)
     def consolidate(body: ConsolidateRequest, ns: write_ns) -> ConsolidateResponse:
         """Consolidate what left the working set into summaries (idempotent)."""
+        if not pool.exists(ns):  # nothing to consolidate: no namespace is made for it
+            counts = dict.fromkeys(("written", "unchanged", "removed", "memories"), 0)
+            warnings = [nothing_stored(ns)]
+            return ConsolidateResponse(
+                sessions=[], trigger="on demand", warnings=warnings, **counts
+            )
         with pool.lease(ns) as controller:
             report = controller.consolidate(include_working_set=body.all)
         return ConsolidateResponse(**{**asdict(report), "sessions": list(report.sessions),
@@ -125,6 +135,8 @@ def add_routes(
     @router.get("/summaries", response_model=SummariesResponse)
     def summaries(ns: ns_type) -> SummariesResponse:
         """Every summary, by session (the session's own first, then its topics)."""
+        if not pool.exists(ns):
+            return SummariesResponse(summaries=[], warnings=[nothing_stored(ns)])
         with pool.lease(ns) as controller:
             found = [summary_out(s) for s in controller.consolidation.summaries.all()]
         return SummariesResponse(summaries=found)
@@ -132,6 +144,8 @@ def add_routes(
     @router.post("/summaries/search", response_model=SummariesResponse)
     def search_summaries(body: SummarySearchRequest, ns: ns_type) -> SummariesResponse:
         """The topic summaries that best match ``query``, best first, each with its sources."""
+        if not pool.exists(ns):
+            return SummariesResponse(summaries=[], warnings=[nothing_stored(ns)])
         with pool.lease(ns) as controller:
             hits = controller.search_summaries(body.query, k=body.limit)
         return SummariesResponse(summaries=[summary_out(h.summary, h.score) for h in hits])
@@ -139,8 +153,10 @@ def add_routes(
     @router.get("/summaries/{summary_id}", response_model=SummaryOut)
     def summary(summary_id: Annotated[str, Path(max_length=64)], ns: ns_type) -> SummaryOut:
         """One summary at its three detail levels, with its sources' ids."""
-        with pool.lease(ns) as controller:
-            found = controller.consolidation.get(summary_id)
+        found = None
+        if pool.exists(ns):
+            with pool.lease(ns) as controller:
+                found = controller.consolidation.get(summary_id)
         if found is None:
             raise ApiError(404, "not_found", f"no summary has the id {summary_id!r}")
         return summary_out(found)
@@ -148,6 +164,8 @@ def add_routes(
     @router.post("/citations", response_model=CitationsResponse)
     def citations(body: CitationsRequest, ns: ns_type) -> CitationsResponse:
         """The ``top`` memories replies used most (cited first, then echoed)."""
+        if not pool.exists(ns):
+            return CitationsResponse(citations=[], warnings=[nothing_stored(ns)])
         with pool.lease(ns) as controller:
             counts = controller.citations(top=body.top)
         return CitationsResponse(
@@ -159,6 +177,8 @@ def add_routes(
         """Where one memory (id or citation) was used: when, session, query."""
         if len(ref) > 300:
             raise ApiError(422, "invalid_input", "an id or citation has at most 300 characters")
+        if not pool.exists(ns):
+            return CitationUsesResponse(uses=[], warnings=[nothing_stored(ns)])
         with pool.lease(ns) as controller:
             uses = controller.where_cited(ref)
         return CitationUsesResponse(uses=[CitationUseOut(**asdict(u)) for u in uses])

@@ -11,8 +11,9 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+from disclosure.empty import nothing_stored
 from disclosure.namespaces import HOME_VARIABLE, NAMESPACE_PARTS, Namespace, default_home
-from tiers.errors import InvalidInputError
+from tiers.errors import InvalidInputError, MemoryNotFoundError
 
 if TYPE_CHECKING:
     from disclosure.client import MemoryClient
@@ -123,6 +124,11 @@ def open_memory(
     root = root_of(args)
     info = None if service_disabled() else find_service(root)
     if info is None:
+        if not create:
+            with _absent(args) as found:
+                if found is not None:  # nothing stored: empty answers, nothing created
+                    yield found, found.namespace, None
+                    return
         with open_store(args, create=create) as (controller, namespace):
             yield controller, namespace, None
         return
@@ -147,13 +153,58 @@ def open_memory(
 
 
 def _served_namespace_exists(client: MemoryClient) -> bool:
-    """Whether the service holds the client's namespace (a read of one it does not hold is
-    refused as unknown, and creates nothing)."""
-    try:
-        client.stats()
-    except InvalidInputError:
-        return False
-    return True
+    """Whether the service holds the client's namespace (a read of one it does not hold
+    answers empty with a warning, and creates nothing)."""
+    return not client.stats().get("warnings")
+
+
+@contextmanager
+def _absent(args: argparse.Namespace) -> Iterator[EmptyMemory | None]:
+    """An :class:`EmptyMemory` when nothing is stored for the namespace the options name,
+    else None (the store is then opened as usual)."""
+    with pool_of(args, max_open=1) as pool:
+        namespace = namespace_of(pool, args)
+        yield None if pool.exists(namespace) else EmptyMemory(pool, namespace)
+
+
+class EmptyMemory:
+    """The memory of a namespace nothing is stored in, for the read commands: empty answers
+    carrying a warning (``query`` and ``stats``), no memory to ``show`` or ``forget``. It
+    creates nothing; only a write does."""
+
+    def __init__(self, pool: ControllerPool, namespace: Namespace) -> None:
+        self.namespace = namespace
+        self.warning = nothing_stored(namespace, root=pool.root, first="ingest")
+        self._empty = pool.empty
+
+    def ingest(self, memories: Iterable[Memory | Mapping[str, Any]]) -> IngestReport:
+        raise InvalidInputError("an ingest opens the store: it is not a read")
+
+    def disclose(self, query: str, **options: Any) -> DisclosureResult:
+        return self._empty.disclose(query, warning=self.warning, **options)
+
+    def show(self, id_or_citation: str) -> str:
+        raise MemoryNotFoundError(f"no memory has the id or citation {id_or_citation!r}: "
+                                  f"{self.warning}")  # fmt: skip
+
+    def feedback(self, result: DisclosureResult, reply: str) -> FeedbackReport:
+        raise InvalidInputError(f"nothing to give feedback on: {self.warning}")
+
+    def forget(
+        self, *, ids: Sequence[str] | None = None, session_id: str | None = None
+    ) -> ForgetReport:
+        from tiers.reports import ForgetReport
+
+        return ForgetReport()
+
+    def stats(self) -> dict[str, Any]:
+        return self._empty.stats(self.warning)
+
+
+def print_warnings(warnings: Iterable[str]) -> None:
+    """Each warning of an answer on stderr (the answer itself stays on stdout)."""
+    for warning in warnings:
+        print(f"disclosure: warning: {terminal_safe(warning)}", file=sys.stderr)
 
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")

@@ -9,16 +9,22 @@ from __future__ import annotations
 import argparse
 import shutil
 import sys
+from typing import TYPE_CHECKING
 
 from disclosure.cli.common import (
     add_store_options,
     namespace_of,
     open_memory,
     pool_of,
+    print_warnings,
     root_of,
 )
-from disclosure.namespaces import namespace_dir
+from disclosure.empty import nothing_stored
+from disclosure.namespaces import Namespace, namespace_dir
 from tiers.errors import InvalidInputError
+
+if TYPE_CHECKING:
+    from disclosure.pool import ControllerPool
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -51,8 +57,7 @@ def _forget(args: argparse.Namespace) -> int:
         with pool_of(args, max_open=1) as pool:
             namespace = namespace_of(pool, args)
             if not pool.exists(namespace):  # nothing to forget, and nothing to create
-                print(f"nothing to forget: nothing is stored for {namespace}")
-                return 0
+                return _nothing_stored(pool, namespace)
     with open_memory(args, create=False) as (memory, namespace, service):
         store = getattr(memory, "store", None)
         resolve = getattr(memory, "resolve", None)
@@ -84,6 +89,12 @@ def _forget(args: argparse.Namespace) -> int:
     return 0
 
 
+def _nothing_stored(pool: ControllerPool, namespace: Namespace) -> int:
+    print(f"nothing to forget in {namespace}")
+    print_warnings([nothing_stored(namespace, root=pool.root, first="ingest")])
+    return 0
+
+
 def _served(args: argparse.Namespace) -> bool:
     from disclosure.service import find_service, service_disabled
 
@@ -101,8 +112,7 @@ def _forget_all(args: argparse.Namespace) -> int:
         namespace = namespace_of(pool, args)
         directory = namespace_dir(pool.root, namespace)
         if not pool.exists(namespace):
-            print(f"nothing to forget: nothing is stored for {namespace}")
-            return 0
+            return _nothing_stored(pool, namespace)
         with pool.lease(namespace) as controller:  # waits for the store's lock: none in use
             count = controller.store.count()
         question = f"forget all {count} memories of {namespace} and delete {directory}? [y/N] "

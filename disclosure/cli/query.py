@@ -7,7 +7,7 @@ import json
 import sys
 from datetime import datetime
 
-from disclosure.cli.common import add_store_options, open_memory, terminal_safe
+from disclosure.cli.common import add_store_options, open_memory, print_warnings, terminal_safe
 
 # DisclosureLevel's values (a test keeps them equal): naming them here spares every command the
 # analyzer's import
@@ -47,6 +47,7 @@ def _query(args: argparse.Namespace) -> int:
             result = memory.disclose(args.text, **options)
             data = result.model_dump(mode="json")
             data.update(savings=round(result.savings, 3), savings_line=result.savings_line)
+    print_warnings(data.get("warnings") or ())  # a namespace nothing is stored in, ...
     if args.json:
         data["namespace"] = data.get("namespace") or namespace.as_dict()
         print(json.dumps(data, indent=2, ensure_ascii=False))

@@ -6,7 +6,7 @@ import argparse
 import json
 from typing import Any
 
-from disclosure.cli.common import add_store_options, open_memory, root_of
+from disclosure.cli.common import add_store_options, open_memory, print_warnings, root_of
 from disclosure.namespaces import iter_namespaces
 
 
@@ -25,6 +25,7 @@ def _stats(args: argparse.Namespace) -> int:
         return _list_namespaces(args)
     with open_memory(args, create=False) as (memory, namespace, service):
         data = memory.stats()
+    print_warnings(data.get("warnings") or ())  # a namespace nothing is stored in
     data["namespace"] = data.get("namespace") or namespace.as_dict()
     if service is not None:
         data["service"] = service
@@ -37,7 +38,9 @@ def _stats(args: argparse.Namespace) -> int:
 
 def _print(data: dict[str, Any]) -> None:
     store = data["store"]
-    where = data.get("data_dir") or f"served by {data.get('service')}"
+    where = data.get("data_dir") or (
+        f"served by {data['service']}" if data.get("service") else "nothing stored"
+    )
     named = ", ".join(f"{k}={v!r}" for k, v in data["namespace"].items()) or "(shared)"
     print(f"namespace {named} · profile {data['profile']} · {where}")
     warm = "-" if store["warm"] is None else store["warm"]

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, Protocol, TypeVar, Un
 
 from pydantic import BaseModel, Field
 
+from disclosure.empty import nothing_stored
 from disclosure.extras import require
 from disclosure.mcp import workflow
 from disclosure.mcp.workflow import IndexEntry
@@ -114,6 +115,7 @@ class ForgetOutput(BaseModel):
 class SearchOutput(BaseModel):
     results: list[IndexEntry]
     text: str
+    warnings: list[str] = []  # e.g. nothing is stored in this namespace yet
 
 
 class DiscloseOutput(BaseModel):
@@ -123,6 +125,7 @@ class DiscloseOutput(BaseModel):
     budget: int
     tokens_used: int
     citations: list[str]
+    warnings: list[str] = []  # e.g. nothing is stored in this namespace yet
 
 
 def create_mcp_server(
@@ -160,10 +163,11 @@ def _read_tools(call: Caller) -> list[Callable[..., Any]]:
     def search(query: Query, limit: Limit = 10) -> SearchOutput:
         """Step 1: an index of the memories that best match the query (citation, one-line
         summary, score), best first. Cheap: scan it, then pick what to expand."""
-        found = call(lambda c: c.search(query, limit=limit))
+        found, warning = call(lambda c: (c.search(query, limit=limit), _warning_of(c)))
         return SearchOutput(
             results=found,
-            text="\n".join(e.line() for e in found) or "(no memories match)",
+            text="\n".join(e.line() for e in found) or f"(no memories match{_also(warning)})",
+            warnings=[warning] if warning else [],
         )
 
     def timeline(refs: Refs, window: Window = None) -> str:
@@ -188,6 +192,7 @@ def _read_tools(call: Caller) -> list[Callable[..., Any]]:
             budget=result.budget,
             tokens_used=result.tokens_used,
             citations=[i.citation for i in result.items],
+            warnings=list(result.warnings),
         )
 
     return [search, timeline, get_details, disclose]
@@ -277,7 +282,53 @@ class _Steps:
         return self.controller.forget(ids=ids)
 
 
-_Memory = Union["_Steps", "MemoryClient"]
+class _Nothing:
+    """The steps over a namespace nothing is stored in: empty answers that say so, no memory
+    to get; only ``add`` (``remember``) creates the namespace."""
+
+    def __init__(self, pool: ControllerPool, namespace: Namespace) -> None:
+        self.pool = pool
+        self.namespace = namespace
+        self.warning = nothing_stored(namespace, first="write (remember)")
+
+    def search(self, query: str, *, limit: int = 10) -> list[IndexEntry]:
+        return []
+
+    def timeline(self, refs: list[str], *, window: int | None = None) -> str:
+        return f"({self.warning})"
+
+    def details(self, refs: list[str]) -> list[tuple[str, str]]:
+        raise MemoryNotFoundError(f"no memory has the id or citation {refs[0]!r}: {self.warning}")
+
+    def disclose(
+        self, query: str, *, level: str | None = None, budget: int | None = None
+    ) -> DisclosureResult:
+        return self.pool.empty.disclose(query, warning=self.warning, level=level, budget=budget)
+
+    def add(self, content: str, *, session_id: str | None = None) -> AddResult:
+        from disclosure.memories import MemoryBook
+
+        with self.pool.writing(self.namespace) as controller:
+            return MemoryBook(controller).add(content, session_id=session_id)
+
+    def get(self, ref: str) -> MemoryRecord:
+        raise MemoryNotFoundError(f"no memory has the id or citation {ref!r}: {self.warning}")
+
+    def forget(self, *, ids: list[str]) -> ForgetReport:
+        from tiers.reports import ForgetReport
+
+        return ForgetReport()
+
+
+_Memory = Union["_Steps", "_Nothing", "MemoryClient"]
+
+
+def _warning_of(memory: _Memory) -> str | None:
+    return memory.warning if isinstance(memory, _Nothing) else None
+
+
+def _also(warning: str | None) -> str:
+    return f"; {warning}" if warning else ""
 
 
 def _leaser(
@@ -300,7 +351,11 @@ def _leaser(
 
 
 @contextmanager
-def _leased(pool: ControllerPool, namespace: Namespace) -> Iterator[_Steps]:
+def _leased(pool: ControllerPool, namespace: Namespace) -> Iterator[_Steps | _Nothing]:
+    """The namespace's steps; a namespace nothing is stored in is not created by a read."""
+    if not pool.exists(namespace):
+        yield _Nothing(pool, namespace)
+        return
     with pool.lease(namespace) as controller:
         yield _Steps(controller)
 

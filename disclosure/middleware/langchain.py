@@ -80,6 +80,10 @@ class DisclosureRetriever(BaseRetriever):
         k = settings["k"]
         if k is not None and (not isinstance(k, int) or isinstance(k, bool) or k < 1):
             raise InvalidInputError(f"k must be a positive whole number, not {k!r}")
+        if isinstance(self.memory, ControllerPool) and not self.memory.exists(
+            self.memory.namespace(self.namespace)
+        ):
+            return []  # nothing stored: no documents, and a read creates no namespace
         with self._lease() as controller:
             result = controller.disclose(query, level=settings["level"], budget=settings["budget"])
             memories = {m.id: m for m in controller.store.get([i.id for i in result.items])}

@@ -21,6 +21,7 @@ from fastapi import APIRouter, FastAPI, Request
 from fastapi.responses import FileResponse, HTMLResponse, RedirectResponse, Response
 
 from disclosure.api.keys import ApiKeys
+from disclosure.empty import nothing_stored
 from disclosure.namespaces import NAMESPACE_PARTS, Namespace, iter_namespaces
 from disclosure.pool import ControllerPool
 from disclosure.viewer import views
@@ -88,10 +89,16 @@ def install_viewer(
         return handler
 
     def with_controller(
-        request: Request, title: str, body: Callable[..., str | None]
+        request: Request, title: str, body: Callable[..., str | None], *, one: bool = False
     ) -> str | Response:
+        """The page ``body`` renders from the namespace's controller; a namespace nothing is
+        stored in gets a notice instead (404 for ``one`` thing asked by reference), and is not
+        created."""
         ns = _namespace(pool, request)
         parts = _parts(ns)
+        if not pool.exists(ns):
+            notice = f"<p class=notice>{escape(nothing_stored(ns))}.</p>"
+            return _html(page(title, notice, ns=parts), 404 if one else 200)
         with pool.lease(ns) as controller:
             html = body(controller, parts)
         if html is None:
@@ -121,10 +128,10 @@ def install_viewer(
             r, "Search", lambda c, ns: views.search(c, r.query_params.get("q", ""), ns)
         ),
         "/ui/memory/{ref:path}": lambda r, ref: with_controller(
-            r, "Memory", lambda c, ns: views.memory(c, ref, ns)
+            r, "Memory", lambda c, ns: views.memory(c, ref, ns), one=True
         ),
         "/ui/summary/{summary_id}": lambda r, summary_id: with_controller(
-            r, "Summary", lambda c, ns: views.summary_page(c, summary_id, ns)
+            r, "Summary", lambda c, ns: views.summary_page(c, summary_id, ns), one=True
         ),
         "/ui/playground": lambda r: with_controller(
             r,
@@ -153,9 +160,10 @@ def install_viewer(
             return _html(
                 page("Not forgotten", "<p>Forgetting needs the confirmation.</p>", ns=parts), 400
             )
-        with pool.lease(ns) as controller:
-            report = controller.forget(ids=[form["id"]])
-        body = f"<p>Forgot {report.count} memory: {escape(', '.join(report.ids)) or 'nothing'}.</p>"
+        forgotten = _forget_one(pool, ns, form["id"])
+        body = (
+            f"<p>Forgot {len(forgotten)} memory: {escape(', '.join(forgotten)) or 'nothing'}.</p>"
+        )
         return _html(page("Forgotten", body, ns=parts), 200)
 
     app.include_router(router)
@@ -188,12 +196,23 @@ def _token(secret: bytes, ns: Namespace, memory_id: str) -> str:
     return hmac.new(secret, message, hashlib.sha256).hexdigest()
 
 
+def _forget_one(pool: ControllerPool, ns: Namespace, memory_id: str) -> tuple[str, ...]:
+    """The ids forgotten; a namespace nothing is stored in has nothing to forget, and is not
+    created for it."""
+    if not pool.exists(ns):
+        return ()
+    with pool.lease(ns) as controller:
+        return controller.forget(ids=[memory_id]).ids
+
+
 def _confirm_forget(pool: ControllerPool, request: Request, secret: bytes) -> str | Response:
     ns = _namespace(pool, request)
     parts = _parts(ns)
     memory_id = request.query_params.get("id", "")
-    with pool.lease(ns) as controller:
-        found = controller.resolve(memory_id) if memory_id else None
+    found = None
+    if memory_id and pool.exists(ns):
+        with pool.lease(ns) as controller:
+            found = controller.resolve(memory_id)
     if found is None:
         return _html(page("Not found", "<p>No such memory.</p>", ns=parts), 404)
     hidden = "".join(

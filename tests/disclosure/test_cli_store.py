@@ -89,8 +89,8 @@ def test_stats_show_tiers_usage_and_namespaces(
     code, out, err = run(
         capsys, "query", "billing database", "--data-dir", store[1], "--user", "eve"
     )
-    # eve has nothing stored: nothing of Dana's, and the read creates no namespace for her
-    assert code == 1 and out == "" and "nothing is stored" in err
+    # eve has nothing stored: an empty answer, nothing of Dana's, and no namespace created
+    assert code == 0 and out == "" and "nothing is stored" in err and "Postgres" not in err
     code, out, _ = run(capsys, "stats", "--all", "--json", "--data-dir", store[1])
     assert sorted(row["namespace"]["user"] for row in json.loads(out)) == ["dana"]
 
@@ -202,11 +202,21 @@ def test_a_new_namespace_is_announced_and_a_typo_creates_none(
     code, _, err = run(capsys, "ingest", str(path), *store)
     assert "new namespace" not in err
     typo = ["--data-dir", store[1], "--user", "dnaa"]
-    for command in (["query", "tea"], ["stats"], ["show", "a"]):
+    warning = f"nothing is stored for tenant='default', user='dnaa' under {store[1]}"
+    for command, exit_code in ((["query", "tea"], 0), (["stats"], 0), (["show", "a"], 1)):
         code, out, err = run(capsys, *command, *typo)
-        assert code == 1 and "nothing is stored" in err and "new namespace" not in err, command
-    code, out, _ = run(capsys, "forget", "--id", "a", *typo)
-    assert code == 0 and "nothing to forget" in out
+        assert code == exit_code, (command, err)
+        assert warning in err and "created by its first ingest" in err, (command, err)
+        assert "new namespace" not in err and "tea" not in out, command
+    code, out, err = run(capsys, "forget", "--id", "a", *typo)
+    assert code == 0 and "nothing to forget" in out and warning in err
+    code, out, err = run(capsys, "query", "what tea does Dana like?", "--json", *typo)
+    data = json.loads(out)  # the empty answer in full: the query's level, and the warning
+    assert code == 0 and (data["text"], data["items"], data["tokens_used"]) == ("", [], 0)
+    assert data["level"] == data["analysis"]["level"] and data["budget"] > 0
+    assert warning in data["warnings"][0] and data["namespace"]["user"] == "dnaa"
+    code, out, err = run(capsys, "stats", "--json", *typo)
+    assert code == 0 and json.loads(out)["store"]["cold"] == 0 and warning in err
     code, out, _ = run(capsys, "stats", "--all", "--json", "--data-dir", store[1])
     assert [row["namespace"]["user"] for row in json.loads(out)] == ["dana"]
 

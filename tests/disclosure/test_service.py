@@ -20,6 +20,7 @@ from typing import Any
 import pytest
 
 from disclosure.client import AsyncMemoryClient, MemoryClient
+from disclosure.namespaces import iter_namespaces
 from disclosure.pool import ControllerPool
 from disclosure.service import (
     LOCK_FILE,
@@ -30,7 +31,6 @@ from disclosure.service import (
     write_info,
 )
 from tiers.errors import (
-    InvalidInputError,
     MemoryNotFoundError,
     NamespaceError,
     ServiceError,
@@ -253,11 +253,21 @@ def test_the_client_has_the_controllers_surface(shared: tuple[Path, Path, Servic
 
     text, cold = asyncio.run(run_async())
     assert "shed" in text and cold == 2
-    with (
-        MemoryClient.for_root(root, namespace={"user": "someone-else"}) as other,
-        pytest.raises(InvalidInputError, match="nothing is stored"),
-    ):
-        other.stats()  # namespaces stay apart: erin's memories are not someone else's
+    with MemoryClient.for_root(root, namespace={"user": "someone-else"}) as other:
+        # namespaces stay apart: erin's memories are not someone else's, and a read of a
+        # namespace nothing is stored in answers empty with a warning, creating nothing
+        stats = other.stats()
+        assert stats["store"]["cold"] == 0 and "nothing is stored" in stats["warnings"][0]
+        empty = other.disclose("Where does Erin keep the spare key?")
+        assert (empty.text, empty.items, empty.tokens_used) == ("", (), 0)
+        assert empty.analysis.query.startswith("Where") and empty.level == empty.analysis.level
+        assert empty.warnings and "nothing is stored" in empty.warnings[0]
+        assert other.search("spare key") == []
+        with pytest.raises(MemoryNotFoundError, match="nothing is stored"):
+            other.show("mem:zzzzzz")
+        assert other.forget(ids=["m0"]).count == 0
+        assert other.stats().get("warnings")  # still nothing: no read created it
+    assert all(parts.get("user") != "someone-else" for parts, _ in iter_namespaces(root))
 
 
 def test_a_pool_on_a_served_root_hands_out_the_service(

@@ -85,7 +85,8 @@ def test_a_real_server_serves_authenticates_and_stops(
         )
         assert feedback.status_code == 200 and feedback.json()["cited"]
         other = client.post("/v1/disclose", params={"user": "eve"}, json={"query": "billing"})
-        assert other.status_code == 404 and "Postgres" not in other.text
+        assert other.status_code == 200 and "Postgres" not in other.text
+        assert other.json()["items"] == [] and other.json()["warnings"]  # eve has nothing stored
     process.send_signal(signal.SIGINT)
     assert process.wait(timeout=30) == 0
     stderr = process.stderr.read()  # type: ignore[union-attr]

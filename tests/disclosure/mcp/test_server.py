@@ -96,6 +96,14 @@ def test_the_server_is_bound_to_its_namespace(pool: ControllerPool) -> None:
     assert search.structured_content["results"] == []
     assert details.is_error and "no memory has the id or citation" in text(details)
     assert "Postgres" not in disclosed.structured_content["text"]
+    # eve has nothing stored: empty answers that say so, and no read creates her namespace
+    assert "user='eve'" in search.structured_content["warnings"][0]
+    assert disclosed.structured_content["tokens_used"] == 0
+    assert disclosed.structured_content["level"] == "comprehensive"
+    assert "nothing is stored" in disclosed.structured_content["warnings"][0]
+    (around,) = call(eve, [("timeline", {"refs": [citation]})])
+    assert not around.is_error and "nothing is stored" in text(around)
+    assert not pool.exists(pool.namespace(user="eve"))
     (bad,) = call(eve, [("search", {"query": "x", "limit": 1000})])
     assert bad.is_error and "limit" in text(bad) and "less than or equal to 100" in text(bad)
 
@@ -154,6 +162,9 @@ def test_remember_then_forget_after_confirmation(tmp_path: Path) -> None:
     """An agent saves what it learns, finds it, and forgets it only when confirmed."""
     with ControllerPool("default", root=tmp_path) as own:
         server = create_mcp_server(own, namespace={"user": "kim"})
+        (nothing,) = call(server, [("forget", {"refs": ["mem:abcdef"], "confirm": True})])
+        assert nothing.is_error and "nothing is stored" in text(nothing)
+        assert not own.exists(own.namespace(user="kim"))  # only remember creates it
         saved, found = call(
             server,
             [

@@ -55,6 +55,7 @@ def test_the_retriever_returns_one_document_per_disclosed_memory(pool: Controlle
     assert asyncio.run(retriever.ainvoke(QUESTION))[0].metadata["id"] == meta["id"]
     eve = DisclosureRetriever(memory=pool, namespace={"user": "eve"})
     assert eve.invoke(QUESTION) == []
+    assert not pool.exists(pool.namespace(user="eve"))  # a read creates no namespace
 
 
 def test_the_injector_adds_the_memory_as_a_marked_block(pool: ControllerPool) -> None:
