@@ -202,6 +202,7 @@ class DisclosureController(LongTermMemory):
         analyzer and the adaptive budget; ``context_window`` and ``prompt_tokens`` (what the
         conversation already takes) bound the budget by the model's window."""
         self._check_open()
+        self._follow_replicas()
         query = _check_query(query)
         trace = Trace()
         when = as_utc(now) if now is not None else datetime.now(UTC)
@@ -304,6 +305,7 @@ class DisclosureController(LongTermMemory):
         """One memory in full detail, with its neighbours' citations (``mem:a7Bc3x`` or an id);
         a summary's id (``sum:...``, ``ses:...``) shows the summary at its three levels."""
         self._check_open()
+        self._follow_replicas()
         memory = self._resolve(id_or_citation)
         if memory is None:
             summary = self.consolidation.get(id_or_citation.strip().strip("[]"))
@@ -313,6 +315,12 @@ class DisclosureController(LongTermMemory):
         return self.caches.detail(
             memory.id, memory.session_id, self._detail_style, lambda: self.composer.detail(memory)
         )
+
+    def _follow_replicas(self) -> None:
+        """Another replica wrote to this namespace's PostgreSQL archive: the store reloaded
+        its hot set; the caches, built on what this replica saw before, start afresh."""
+        if self.store.follow_other_writers():
+            self.caches.clear()
 
     def resolve(self, id_or_citation: str) -> Memory | None:
         """The memory an id or a citation (``mem:a7Bc3x``, ``[mem:a7Bc3x]``) names, or None."""

@@ -18,6 +18,7 @@ from disclosure.cli.common import (
     root_of,
 )
 from disclosure.namespaces import namespace_dir
+from tiers.backends import drop_from_database
 from tiers.errors import InvalidInputError
 
 
@@ -110,5 +111,8 @@ def _forget_all(args: argparse.Namespace) -> int:
             print("disclosure: not confirmed; nothing forgotten", file=sys.stderr)
             return 1
     shutil.rmtree(directory)
-    print(f"forgot {namespace}: {count} memories, its directory removed")
+    where = "its directory removed"
+    if drop_from_database(pool.profile.tiers, directory.name):
+        where += ", and its schema from the PostgreSQL archive"
+    print(f"forgot {namespace}: {count} memories, {where}")
     return 0
