@@ -33,7 +33,7 @@ from disclosure.citation_usage import CitationLog
 from disclosure.consolidation.faces import LongTermMemory
 from disclosure.consolidation.service import Consolidation, with_overview
 from disclosure.consolidation.summarize import SummarizerFn
-from disclosure.pipeline.budget import AdaptiveBudget, Usage, usage_summary
+from disclosure.pipeline.budget import PG_SCHEMA, AdaptiveBudget, Usage, usage_summary
 from disclosure.pipeline.caches import DisclosureCaches
 from disclosure.pipeline.compose import Composer
 from disclosure.pipeline.expansion import decide
@@ -90,9 +90,7 @@ class DisclosureController(LongTermMemory):
         )
         try:
             self.caches = DisclosureCaches(self.data_dir / "cache", profile.caches)
-            self.budget = AdaptiveBudget(
-                profile.budget, profile=profile.name, path=self._usage_path(profile)
-            )
+            self.budget = self._adaptive_budget(profile)
             self.participants = Participants(self.data_dir / "participants.json", self.store)
             self._pool = ThreadPoolExecutor(max_workers=3, thread_name_prefix="disclosure")
             self.gatherer = Gatherer(self.store, profile.fusion, self.caches, self._pool)
@@ -124,6 +122,16 @@ class DisclosureController(LongTermMemory):
         return cls(
             load_profile(name_or_path), data_dir=data_dir, embedder=embedder, summarizer=summarizer
         )
+
+    def _adaptive_budget(self, profile: Profile) -> AdaptiveBudget:
+        """With a PostgreSQL archive (and no ``budget.learning.path`` of its own), the replies
+        live in the namespace's schema: the budget learns from what every replica saw."""
+        shared = None
+        if profile.budget.learning.path is None and self.store.cold is not None:
+            shared = self.store.cold.side_connection(PG_SCHEMA)
+        if shared is not None:
+            return AdaptiveBudget(profile.budget, profile=profile.name, db=shared)
+        return AdaptiveBudget(profile.budget, profile=profile.name, path=self._usage_path(profile))
 
     def _usage_path(self, profile: Profile) -> Path:
         """Where the adaptive budget keeps its replies: ``budget.learning.path`` (relative to

@@ -33,7 +33,7 @@ from tiers.history import history_line
 from tiers.lexical import Change, LexicalEngine, RankBm25Engine
 from tiers.memory import Memory, ScoredMemory
 from tiers.schema import ARCHIVE_FILE, WARM_INDEXED, connect, quick_check, translate_errors
-from tiers.sql import SqlConnection
+from tiers.sql import SideDb, SqlConnection
 from tiers.text import Tokenizer
 from tiers.versions import erase_versions, record_version
 
@@ -418,6 +418,11 @@ class ColdArchive:
             sql = f"SELECT id FROM memories WHERE uses > 0 AND id IN ({marks})"
             out.extend(str(r[0]) for r in self._all(sql, tuple(chunk)))
         return out
+
+    def side_connection(self, ddl: str) -> SideDb | None:
+        """A shared database for the stores of the layers above: none for a SQLite archive
+        (they keep their own files in the data directory); see PgArchive."""
+        return None
 
     def changed_elsewhere(self) -> bool:
         """Whether another process wrote to the archive since the last call: never, for a

@@ -40,6 +40,7 @@ from tiers.pg_schema import (
     POOLS,
     TABLE_NAMES,
     PgConnection,
+    SideConnection,
     ensure_schema,
     lock_key,
     redact,
@@ -190,6 +191,17 @@ class PgArchive(ColdArchive):
     def meta(self, key: str) -> str | None:
         row = self._one("SELECT value FROM meta WHERE key = ?", (key,))
         return None if row is None else str(row[0])
+
+    def side_connection(self, ddl: str) -> SideConnection:
+        """A handle on this namespace's schema for a store of the layers above (the adaptive
+        budget's replies), whose tables ``ddl`` creates if they are missing; every replica
+        then reads and writes the same rows."""
+        with self._session() as conn:
+            conn.raw.execute("SELECT pg_advisory_xact_lock(%s)", (self._lock_key,))
+            for statement in ddl.split(";"):
+                if statement.strip():
+                    conn.raw.execute(statement)
+        return SideConnection(self._session)
 
     # -- maintenance ----------------------------------------------------------------------------
 

@@ -18,8 +18,9 @@ import hashlib
 import logging
 import re
 import threading
-from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import AbstractContextManager, contextmanager
+from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 from tiers.errors import (
@@ -194,6 +195,76 @@ class PgConnection:
         if rows:
             cursor.executemany(_placeholders(sql), rows)
         return cursor
+
+
+class FetchedRows:
+    """A statement's rows, read before its connection went back to the pool."""
+
+    def __init__(self, rows: list[Any], rowcount: int) -> None:
+        self._rows = rows
+        self.rowcount = rowcount
+
+    def fetchone(self) -> Any:
+        return self._rows[0] if self._rows else None
+
+    def fetchall(self) -> list[Any]:
+        return list(self._rows)
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self._rows)
+
+
+class SideConnection:
+    """A ``sqlite3``-like handle on one namespace's schema for the stores above the tiers (the
+    adaptive budget's reply history): ``execute``/``executemany`` with ``?`` placeholders, each
+    statement in a pooled transaction of its own, or ``with handle:`` for several in one."""
+
+    def __init__(self, opener: Callable[[], AbstractContextManager[PgConnection]]) -> None:
+        self._opener = opener
+        self._local = threading.local()
+
+    def _open(self) -> tuple[PgConnection | None, AbstractContextManager[PgConnection] | None]:
+        return getattr(self._local, "conn", None), getattr(self._local, "scope", None)
+
+    def execute(self, sql: str, parameters: Any = (), /) -> FetchedRows:
+        conn, _ = self._open()
+        if conn is not None:
+            return _fetched(conn.execute(sql, parameters))
+        with self._opener() as own:
+            return _fetched(own.execute(sql, parameters))
+
+    def executemany(self, sql: str, parameters: Iterable[Any], /) -> FetchedRows:
+        conn, _ = self._open()
+        if conn is not None:
+            return _fetched(conn.executemany(sql, parameters))
+        with self._opener() as own:
+            return _fetched(own.executemany(sql, parameters))
+
+    def __enter__(self) -> SideConnection:
+        scope = self._opener()
+        self._local.conn = scope.__enter__()
+        self._local.scope = scope
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+        /,
+    ) -> None:
+        _, scope = self._open()
+        self._local.conn = self._local.scope = None
+        if scope is not None:
+            scope.__exit__(exc_type, exc, tb)  # commits, or rolls back on an exception
+
+    def close(self) -> None:
+        return None  # the pool is the archive's
+
+
+def _fetched(cursor: psycopg.Cursor[Any]) -> FetchedRows:
+    rows = cursor.fetchall() if cursor.description is not None else []
+    return FetchedRows(rows, cursor.rowcount)
 
 
 _TRANSLATED: dict[str, str] = {}

@@ -9,6 +9,7 @@ both engines speak (``ON CONFLICT ... DO UPDATE``, ``RETURNING``, row comparison
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from types import TracebackType
 from typing import Any, Protocol
 
 
@@ -27,3 +28,21 @@ class SqlConnection(Protocol):
     def execute(self, sql: str, parameters: Any = ..., /) -> SqlCursor: ...
 
     def executemany(self, sql: str, parameters: Iterable[Any], /) -> SqlCursor: ...
+
+
+class SideDb(SqlConnection, Protocol):
+    """A database the layers above the tiers keep their own rows in (the adaptive budget's
+    replies): a connection that is a transaction context manager (commit, or roll back on an
+    exception), as ``sqlite3.Connection`` is."""
+
+    def __enter__(self) -> Any: ...
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+        /,
+    ) -> bool | None: ...
+
+    def close(self) -> None: ...
