@@ -2,10 +2,10 @@
 
 The archive's tokenizer (:mod:`tiers.text`) tokenises each memory once, in Python, exactly as
 the embedded engines do; the database keeps what BM25 needs: ``postings`` (term, memory, term
-frequency), ``terms`` (document frequency), each memory's token count (``memories.n_tokens``)
-and the totals in ``stats``. They change in the archive's write transaction, so a search never
-sees a memory without its statistics, and forgetting a memory deletes its postings and every
-term no other memory holds (no row keeps a word of it).
+frequency, the memory's length), ``terms`` (document frequency), each memory's token count
+(``memories.n_tokens``) and the totals in ``stats``. They change in the archive's write
+transaction, so a search never sees a memory without its statistics, and forgetting a memory
+deletes its postings and every term no other memory holds (no row keeps a word of it).
 
 A search is one statement: it reads the statistics, computes FTS5's IDF
 ``ln((N - n + 0.5) / (n + 0.5))`` floored at 1e-6 (as :func:`tiers.bm25.idf`: the same libm
@@ -33,25 +33,32 @@ from tiers.pg_schema import PgConnection
 
 # One statement: the statistics, FTS5's IDF (ln, floored at 1e-6 as tiers.bm25.idf does: the
 # same libm function on the same doubles), the scores, the top k with their bodies, and the
-# query's IDF mass (every query term, known or not).
+# query's IDF mass (every query term, known or not). The plan must not depend on table
+# statistics (a fresh namespace has none): ``stats`` is one row (LIMIT 1 says so), and each
+# term's postings are read from their index by a LATERAL lookup kept apart by OFFSET 0 (a
+# merge join over every posting is what the planner picks otherwise). Postings carry the
+# document's length, so scoring never touches the memories until the top k.
 _SEARCH = f"""
-WITH st AS (
+WITH st AS MATERIALIZED (
     SELECT docs::float8 AS n, CASE WHEN docs > 0 THEN tokens::float8 / docs ELSE 1 END AS avgdl
-    FROM stats
+    FROM stats LIMIT 1
 ), qt AS (
     SELECT u.term, COALESCE(t.df, 0) AS df
-    FROM unnest(%(terms)s::text[]) AS u (term) LEFT JOIN terms AS t ON t.term = u.term
+    FROM unnest(%(terms)s::text[]) AS u (term)
+    LEFT JOIN LATERAL (SELECT df FROM terms WHERE terms.term = u.term) AS t ON TRUE
 ), w AS (
-    SELECT qt.term, qt.df, CASE WHEN v > 0 THEN v ELSE {IDF_FLOOR!r} END AS idf
+    SELECT qt.term, qt.df, CASE WHEN v > 0 THEN v ELSE {IDF_FLOOR!r}::float8 END AS idf
     FROM qt CROSS JOIN st
     CROSS JOIN LATERAL (SELECT ln((st.n - qt.df + 0.5) / (qt.df + 0.5)) AS v) AS l
 ), hits AS (
-    SELECT p.seq, SUM(w.idf * (p.tf * {K1 + 1!r}) /
-           (p.tf + {K1!r} * (1 - {B!r} + {B!r} * m.n_tokens / st.avgdl))) AS score
-    FROM postings AS p
-    JOIN w ON w.term = p.term AND w.df > 0
-    JOIN memories AS m ON m.seq = p.seq
-    CROSS JOIN st
+    SELECT p.seq, SUM(w.idf * (p.tf * {K1 + 1!r}::float8) /
+           (p.tf + {K1!r}::float8 * (1 - {B!r}::float8 + {B!r}::float8 * p.dl / st.avgdl)))
+           AS score
+    FROM w CROSS JOIN st
+    CROSS JOIN LATERAL (
+        SELECT seq, tf, dl FROM postings WHERE postings.term = w.term OFFSET 0
+    ) AS p
+    WHERE w.df > 0
     GROUP BY p.seq
     ORDER BY score DESC, p.seq
     LIMIT %(k)s
@@ -82,10 +89,11 @@ def stage(conn: PgConnection, changes: Sequence[Change]) -> int:
         df.update(set(after[seq] or ()))
     new = {seq: Counter(tokens) for seq, tokens in after.items() if tokens is not None}
     if new:
-        with raw.cursor().copy("COPY postings (term, seq, tf) FROM STDIN") as copy:
+        with raw.cursor().copy("COPY postings (term, seq, tf, dl) FROM STDIN") as copy:
             for seq, counts in new.items():
+                length = sum(counts.values())
                 for term, tf in counts.items():
-                    copy.write_row((term, seq, tf))
+                    copy.write_row((term, seq, tf, length))
         raw.execute(
             "UPDATE memories AS m SET n_tokens = v.n FROM unnest(%s::bigint[], %s::int[]) "
             "AS v (seq, n) WHERE m.seq = v.seq",

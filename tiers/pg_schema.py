@@ -86,7 +86,8 @@ CREATE TABLE postings (
     term TEXT NOT NULL,
     seq BIGINT NOT NULL,
     tf INTEGER NOT NULL,
-    PRIMARY KEY (term, seq)
+    dl INTEGER NOT NULL,
+    PRIMARY KEY (term, seq) INCLUDE (tf, dl)
 );
 CREATE INDEX postings_by_seq ON postings (seq);
 CREATE TABLE stats (
@@ -167,7 +168,15 @@ def _open_pool(url: str) -> ConnectionPool:
             "the PostgreSQL archive needs psycopg: pip install 'tiered-disclosure[postgres]'"
         ) from None
     pool = ConnectionPool(
-        url, min_size=1, max_size=POOL_MAX, open=False, name="tiered-disclosure", timeout=30
+        url,
+        min_size=1,
+        max_size=POOL_MAX,
+        open=False,
+        name="tiered-disclosure",
+        timeout=30,
+        check=ConnectionPool.check_connection,  # after a server restart: reconnect, not fail
+        # JIT compiling short statements costs more than it saves (hundreds of ms per query)
+        kwargs={"options": "-c jit=off"},
     )
     try:
         pool.open(wait=True, timeout=15)

@@ -10,7 +10,7 @@ from pathlib import Path
 import psycopg
 import pytest
 
-from tests.pg_server import unique_namespace
+from tests.pg_server import PostgresServer, unique_namespace
 from tests.tiers.contract import TierContract, corpus
 from tests.tiers.test_cold import chat
 from tiers.cold import ColdArchive, content_sha
@@ -214,3 +214,15 @@ def test_the_database_url_is_checked(monkeypatch: pytest.MonkeyPatch, tmp_path: 
         TieredStore(tmp_path)
     with pytest.raises(ValueError, match="database_url"):
         ColdConfig(database_url="sqlite:///x.db")
+
+
+def test_the_archive_reconnects_after_the_server_restarts(
+    pg_server: PostgresServer, pg_url: str
+) -> None:
+    """A restarted database server costs no failed request: pooled connections are checked."""
+    archive = PgArchive(pg_url, unique_namespace())
+    archive.add(corpus())
+    pg_server.restart()
+    assert archive.count() == len(corpus())
+    assert archive.search("invoice totals Decimal", 1)[0].id == "c4"
+    archive.close()
