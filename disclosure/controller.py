@@ -34,7 +34,7 @@ from disclosure.consolidation.faces import LongTermMemory
 from disclosure.consolidation.service import Consolidation, with_overview
 from disclosure.consolidation.summarize import SummarizerFn
 from disclosure.empty import analyzer_of, check_query, user_turns
-from disclosure.pipeline.budget import AdaptiveBudget, Usage, usage_summary
+from disclosure.pipeline.budget import PG_SCHEMA, AdaptiveBudget, Usage, usage_summary
 from disclosure.pipeline.caches import DisclosureCaches
 from disclosure.pipeline.compose import Composer
 from disclosure.pipeline.expansion import decide
@@ -90,9 +90,7 @@ class DisclosureController(LongTermMemory):
         )
         try:
             self.caches = DisclosureCaches(self.data_dir / "cache", profile.caches)
-            self.budget = AdaptiveBudget(
-                profile.budget, profile=profile.name, path=self._usage_path(profile)
-            )
+            self.budget = self._adaptive_budget(profile)
             self.participants = Participants(self.data_dir / "participants.json", self.store)
             self._pool = ThreadPoolExecutor(max_workers=3, thread_name_prefix="disclosure")
             self.gatherer = Gatherer(self.store, profile.fusion, self.caches, self._pool)
@@ -124,6 +122,16 @@ class DisclosureController(LongTermMemory):
         return cls(
             load_profile(name_or_path), data_dir=data_dir, embedder=embedder, summarizer=summarizer
         )
+
+    def _adaptive_budget(self, profile: Profile) -> AdaptiveBudget:
+        """With a PostgreSQL archive (and no ``budget.learning.path`` of its own), the replies
+        live in the namespace's schema: the budget learns from what every replica saw."""
+        shared = None
+        if profile.budget.learning.path is None and self.store.cold is not None:
+            shared = self.store.cold.side_connection(PG_SCHEMA)
+        if shared is not None:
+            return AdaptiveBudget(profile.budget, profile=profile.name, db=shared)
+        return AdaptiveBudget(profile.budget, profile=profile.name, path=self._usage_path(profile))
 
     def _usage_path(self, profile: Profile) -> Path:
         """Where the adaptive budget keeps its replies: ``budget.learning.path`` (relative to
@@ -202,6 +210,7 @@ class DisclosureController(LongTermMemory):
         analyzer and the adaptive budget; ``context_window`` and ``prompt_tokens`` (what the
         conversation already takes) bound the budget by the model's window."""
         self._check_open()
+        self._follow_replicas()
         query = check_query(query)
         trace = Trace()
         when = as_utc(now) if now is not None else datetime.now(UTC)
@@ -304,6 +313,7 @@ class DisclosureController(LongTermMemory):
         """One memory in full detail, with its neighbours' citations (``mem:a7Bc3x`` or an id);
         a summary's id (``sum:...``, ``ses:...``) shows the summary at its three levels."""
         self._check_open()
+        self._follow_replicas()
         memory = self._resolve(id_or_citation)
         if memory is None:
             summary = self.consolidation.get(id_or_citation.strip().strip("[]"))
@@ -313,6 +323,12 @@ class DisclosureController(LongTermMemory):
         return self.caches.detail(
             memory.id, memory.session_id, self._detail_style, lambda: self.composer.detail(memory)
         )
+
+    def _follow_replicas(self) -> None:
+        """Another replica wrote to this namespace's PostgreSQL archive: the store reloaded
+        its hot set; the caches, built on what this replica saw before, start afresh."""
+        if self.store.follow_other_writers():
+            self.caches.clear()
 
     def resolve(self, id_or_citation: str) -> Memory | None:
         """The memory an id or a citation (``mem:a7Bc3x``, ``[mem:a7Bc3x]``) names, or None."""

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING
 from disclosure.empty import EmptyAnswers
 from disclosure.namespaces import MARKER_FILE, Namespace, claim_dir, make_namespace, namespace_dir
 from disclosure.profiles import Profile, load_profile
+from tiers.backends import written_in_database
 from tiers.base import Embedder
 from tiers.errors import InvalidInputError, StorageError
 
@@ -79,7 +80,11 @@ class ControllerPool:
             entry = self._entries.get(namespace.key)
             if entry is not None and entry.controller is not None:
                 return True
-        return (namespace_dir(self.root, namespace) / MARKER_FILE).is_file()
+        directory = namespace_dir(self.root, namespace)
+        if (directory / MARKER_FILE).is_file():
+            return True
+        # with a shared PostgreSQL archive, another replica may have created it
+        return written_in_database(self.profile.tiers, directory.name)
 
     @property
     def empty(self) -> EmptyAnswers:

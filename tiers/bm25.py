@@ -33,7 +33,7 @@ import numpy as np
 
 K1 = 1.2
 B = 0.75
-_IDF_FLOOR = 1e-6  # FTS5's floor for terms in more than half of the documents
+IDF_FLOOR = 1e-6  # FTS5's floor for terms in more than half of the documents
 MIN_IDF_MASS = 1.0  # a query this uninformative never looks like a confident match
 
 K = TypeVar("K", bound=Hashable)
@@ -42,7 +42,7 @@ K = TypeVar("K", bound=Hashable)
 def idf(n_docs: int, doc_freq: int) -> float:
     """FTS5's IDF of a term found in ``doc_freq`` of ``n_docs`` documents."""
     value = math.log((n_docs - doc_freq + 0.5) / (doc_freq + 0.5))
-    return value if value > 0.0 else _IDF_FLOOR
+    return value if value > 0.0 else IDF_FLOOR
 
 
 def idf_mass(n_docs: int, doc_freqs: Sequence[int]) -> float:

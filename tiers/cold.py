@@ -33,6 +33,7 @@ from tiers.history import history_line
 from tiers.lexical import Change, LexicalEngine, RankBm25Engine
 from tiers.memory import Memory, ScoredMemory
 from tiers.schema import ARCHIVE_FILE, WARM_INDEXED, connect, quick_check, translate_errors
+from tiers.sql import SideDb, SqlConnection
 from tiers.text import Tokenizer
 from tiers.versions import erase_versions, record_version
 
@@ -90,7 +91,7 @@ class ArchiveTxn:
         return list(found.items())
 
     archive: ColdArchive
-    conn: sqlite3.Connection
+    conn: SqlConnection
     changes: list[Change] = field(default_factory=list)
     count_delta: int = 0
     line_delta: int = 0
@@ -127,9 +128,9 @@ class ArchiveTxn:
 
     def _insert(self, memory: Memory, sha: str, lines: int | None) -> None:
         code = assign_citation(memory.id, self.archive.citation_length, self._holder)
-        cursor = self.conn.execute(
+        row = self.conn.execute(
             "INSERT INTO memories (id, session_id, ts_us, content_sha, citation, line_tokens, body)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?)",
+            " VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING seq",
             (
                 memory.id,
                 memory.session_id,
@@ -139,11 +140,8 @@ class ArchiveTxn:
                 lines,
                 memory.to_json(),
             ),
-        )
-        assert cursor.lastrowid is not None
-        self.changes.append(
-            (True, cursor.lastrowid, self.archive.tokenizer.document(memory.content))
-        )
+        ).fetchone()
+        self.changes.append((True, int(row[0]), self.archive.tokenizer.document(memory.content)))
         self.count_delta += 1
         self.line_delta += lines or 0
 
@@ -421,6 +419,16 @@ class ColdArchive:
             out.extend(str(r[0]) for r in self._all(sql, tuple(chunk)))
         return out
 
+    def side_connection(self, ddl: str) -> SideDb | None:
+        """A shared database for the stores of the layers above: none for a SQLite archive
+        (they keep their own files in the data directory); see PgArchive."""
+        return None
+
+    def changed_elsewhere(self) -> bool:
+        """Whether another process wrote to the archive since the last call: never, for a
+        SQLite archive (one store owns its data directory)."""
+        return False
+
     def query(self, sql: str, params: tuple[Any, ...] = ()) -> list[Any]:
         """Rows of a read-only SQL query on the archive (for the store's own modules)."""
         return self._all(sql, params)
@@ -474,7 +482,7 @@ class ColdArchive:
         with self._lock, translate_errors(self.path):
             return self._connection().execute(sql, params).fetchall()
 
-    def _rows(self, column: str, keys: Sequence[Any], *, where: str = "1") -> dict[Any, Memory]:
+    def _rows(self, column: str, keys: Sequence[Any], *, where: str = "1 = 1") -> dict[Any, Memory]:
         out: dict[Any, Memory] = {}
         for chunk in _chunks(keys):
             marks = ",".join("?" * len(chunk))

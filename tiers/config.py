@@ -7,6 +7,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+DATABASE_URL_VARIABLE = "TIERED_DISCLOSURE_DATABASE_URL"  # the archive's PostgreSQL, if any
+
 
 class _Section(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -98,9 +100,17 @@ class ColdConfig(_Section):
     :mod:`tiers.fts5`). ``versions_kept``: how many earlier versions of a memory whose content
     was replaced stay readable (``history``), the oldest dropped first; forgetting a memory
     erases them all (0: keep none).
+    ``database_url``: ``postgresql://user@host:port/db`` puts the archive (memories, versions,
+    outbox, BM25 statistics) in PostgreSQL, one schema per namespace, so several replicas share
+    it (:mod:`tiers.pg_archive`; ``$TIERED_DISCLOSURE_DATABASE_URL`` sets it too). Unset: the
+    embedded SQLite archive in the data directory; ``engine`` and the SQLite settings apply to
+    that one only.
     """
 
     engine: Literal["rank_bm25", "fts5"] = "fts5"
+    database_url: str | None = Field(
+        default=None, pattern=r"^postgres(ql)?://", min_length=14, repr=False
+    )
     synchronous: Literal["full", "normal"] = "full"
     verify_on_open_max_mb: int = Field(default=256, ge=0)
     fts5_budget: int = Field(default=30_000, ge=0)
@@ -120,10 +130,12 @@ class OutboxConfig(_Section):
     ``drain``: ``inline`` embeds during ``ingest`` (failures stay queued), ``background`` in a
     worker thread, ``manual`` only on ``flush()``. A failed batch waits
     ``retry_base_seconds * 2**(attempts - 1)``, at most ``retry_max_seconds``; it is never
-    dropped.
+    dropped. ``lease_seconds`` (PostgreSQL archive): a replica's claim on the items it is
+    embedding; if it dies, another replica takes them over once the lease has run out.
     """
 
     drain: Literal["inline", "background", "manual"] = "inline"
+    lease_seconds: float = Field(default=120.0, gt=0)
     batch_size: int = Field(default=64, gt=0, le=5000)
     retry_base_seconds: float = Field(default=1.0, gt=0)
     retry_max_seconds: float = Field(default=300.0, gt=0)

@@ -111,6 +111,7 @@ class WarmSync:
         with self.warm_lock:
             doomed = [i.id for i in deletes]
             if deletes and not self._apply(deletes, lambda: self.warm.forget(doomed)):
+                self.outbox.release(upserts)  # not tried: due again at once, for any replica
                 return -1
             if upserts:
                 current, stale = self._current_versions(upserts)

@@ -161,6 +161,11 @@ class Outbox:
                 ],
             )
 
+    def release(self, items: Sequence[OutboxItem]) -> None:
+        """Give back items taken by :meth:`due` but not tried (nothing to do: SQLite's queue
+        has one drainer and no claims)."""
+        return None
+
     def delay(self, attempts: int) -> float:
         """Seconds to wait after the ``attempts``-th consecutive failure."""
         exponent = min(max(attempts - 1, 0), 60)

@@ -20,6 +20,7 @@ store builds the warm tier), ``.lock`` (one store per directory at a time).
 from __future__ import annotations
 
 import logging
+import threading
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from datetime import datetime
@@ -27,11 +28,11 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, Literal
 
+from tiers.backends import database_url, open_archive
 from tiers.base import Embedder
 from tiers.cold import ArchiveTxn, ColdArchive, LineCounter, content_sha
 from tiers.config import TiersConfig
-from tiers.erasure import CHROMA_FILE
-from tiers.errors import CorruptDataError, InvalidInputError, TierClosedError
+from tiers.errors import InvalidInputError, TierClosedError
 from tiers.hot import HotTier
 from tiers.lifecycle import (
     DrainWorker,
@@ -43,9 +44,9 @@ from tiers.lifecycle import (
 )
 from tiers.locking import DirectoryLock
 from tiers.memory import Memory, ScoredMemory, memories_of
-from tiers.outbox import Outbox, OutboxItem
+from tiers.outbox import OutboxItem
 from tiers.reports import ForgetReport, IngestReport, StoreStats
-from tiers.schema import ARCHIVE_FILE, WARM_EVICTED
+from tiers.schema import WARM_EVICTED
 from tiers.text import Tokenizer
 from tiers.versions import MemoryVersion, Page, page, versions
 
@@ -53,6 +54,7 @@ logger = logging.getLogger(__name__)
 
 TierName = Literal["hot", "warm", "cold"]
 _WARM_SEEN = "warm_seen"  # meta key: a warm index has been attached to this archive
+REPLICA_CHECK_SECONDS = 0.25  # how stale another replica's write may look (PostgreSQL archive)
 
 
 class TieredStore:
@@ -74,28 +76,32 @@ class TieredStore:
         warm: WarmIndex | None = None,
         line_counter: LineCounter | None = None,
         citation_length: int = 6,
+        namespace: str | None = None,
     ) -> None:
         self.config = config or TiersConfig()
         self.data_dir = Path(data_dir)
+        self.database_url = database_url(self.config)
         self._lock = DirectoryLock(self.data_dir)
         self._closed = False
         self._worker: DrainWorker | None = None
         self.tokenizer = Tokenizer.from_setting(
             self.config.tokenizer.stopwords, self.config.tokenizer.stem
         )
+        self._hot_lock = threading.RLock()  # the hot set against a reload (follow_other_writers)
+        self._next_check = 0.0
         self.cold: ColdArchive | None = None
         self.warm: WarmIndex | None = None
         try:
-            if warm is None:  # a warm tier the caller built and passed in is the caller's
-                _refuse_orphaned_vectors(self.data_dir)
-            self.cold = ColdArchive(
+            self.cold, self.outbox = open_archive(
                 self.data_dir,
-                self.config.cold,
+                self.config,
+                database_url=self.database_url,
+                namespace=namespace,
                 tokenizer=self.tokenizer,
                 line_counter=line_counter,
                 citation_length=citation_length,
+                check_vectors=warm is None,  # a warm tier the caller built is the caller's
             )
-            self.outbox = Outbox(self.cold, self.config.outbox)
             self.hot = HotTier(self.config.hot, self.tokenizer)
             self._restore_hot()
             self.warm = warm if warm is not None else self._build_warm(embedder)
@@ -162,7 +168,7 @@ class TieredStore:
         replaced: list[str] = []
         changed: list[Memory] = []
         embed: list[Memory] = []
-        with self._archive.transaction() as txn:
+        with self._hot_lock, self._archive.transaction() as txn:
             for memory in valid:
                 result = txn.put(memory, refresh=refresh)
                 if result.status == "unchanged":
@@ -174,7 +180,8 @@ class TieredStore:
             if self.warm is not None and embed:
                 self.outbox.enqueue_upserts(txn, [(m.id, content_sha(m.content)) for m in embed])
                 self._requeue_successors(txn, [m.id for m in embed])
-        self._moved_down(self.hot.admit(_latest_versions(changed)))
+            admitted = self.hot.admit(_latest_versions(changed))  # with the commit: see replicas
+        self._moved_down(admitted)
         self._after_write(len(embed))
         return IngestReport(
             added=len(added),
@@ -243,7 +250,7 @@ class TieredStore:
         self._check_open()
         if isinstance(ids, str):
             raise InvalidInputError("forget takes a sequence of ids, not a single string")
-        with self._archive.transaction() as txn:
+        with self._hot_lock, self._archive.transaction() as txn:
             targets = list(dict.fromkeys([*(ids or []), *self._session_ids(session_id)]))
             citations = self._archive.citation_of(targets)
             requeued = self._requeue_successors(txn, targets) if self.warm is not None else 0
@@ -277,6 +284,28 @@ class TieredStore:
 
     def _session_ids(self, session_id: str | None) -> list[str]:
         return [] if session_id is None else self._archive.ids_in_session(session_id)
+
+    def follow_other_writers(self) -> bool:
+        """With several replicas on one PostgreSQL archive: if another one wrote to this
+        namespace, rebuild the hot set from the archive, and say so (the caller drops the
+        caches built on what it saw before). One small read, at most every
+        :data:`REPLICA_CHECK_SECONDS`, so another replica's write is seen within that; always
+        False for a SQLite archive (one store owns it)."""
+        self._check_open()
+        if self.database_url is None:
+            return False
+        now = time.monotonic()
+        with self._hot_lock:
+            if now < self._next_check:
+                return False
+            self._next_check = now + REPLICA_CHECK_SECONDS
+            if not self._archive.changed_elsewhere():
+                return False
+            fresh = HotTier(self.config.hot, self.tokenizer)
+            fresh.admit(list(reversed(self._archive.recent(self.config.hot.max_items))))
+            self.hot = fresh  # readers holding the old set finish with it
+        logger.debug("%s: written by another replica; hot set reloaded", self.data_dir.name)
+        return True
 
     # -- the lifecycle --------------------------------------------------------------------------
 
@@ -441,14 +470,15 @@ class TieredStore:
         """Counts per tier, queued work, disk use and engine names."""
         self._check_open()
         states = dict(self._archive.query("SELECT warm, COUNT(*) FROM memories GROUP BY warm"))
+        archive = self._archive.disk_bytes()  # in the database server, for PostgreSQL
         return StoreStats(
             hot=self.hot.count(),
             warm=None if self.warm is None else self.warm.count(),
             cold=self._archive.count(),
             cold_only=int(states.get(WARM_EVICTED, 0)),
             pending=self.outbox.pending(),
-            disk_bytes=_disk_bytes(self.data_dir),
-            archive_bytes=self._archive.disk_bytes(),
+            disk_bytes=_disk_bytes(self.data_dir) + (archive if self.database_url else 0),
+            archive_bytes=archive,
             cold_engine=self._archive.engine_name,
             warm_embedder=None if self.warm is None else self.warm.embedder.name,
             total_line_tokens=self._archive.total_line_tokens(),
@@ -496,24 +526,6 @@ class TieredStore:
     def _check_open(self) -> None:
         if self._closed:
             raise TierClosedError(f"{self.data_dir}: the store is closed")
-
-
-def _refuse_orphaned_vectors(data_dir: Path) -> None:
-    """An archive that is missing or empty beside a warm index is not a new store: it was
-    deleted or truncated, and opening it would silently serve an empty memory."""
-    archive = data_dir / ARCHIVE_FILE
-    vectors = data_dir / "warm" / CHROMA_FILE
-    if archive.is_file() and archive.stat().st_size > 0:
-        return
-    if not vectors.is_file() or vectors.stat().st_size == 0:
-        return
-    state = "empty" if archive.exists() else "missing"
-    raise CorruptDataError(
-        f"{data_dir}: the archive {ARCHIVE_FILE} is {state} but a warm index (vectors of stored "
-        f"memories) is there: restore {ARCHIVE_FILE} from a backup, or run `disclosure doctor "
-        f"--repair` to set the orphaned index aside (the archive is the source of truth; the "
-        f"vectors alone cannot bring the memories back)"
-    )
 
 
 def _latest_versions(memories: Sequence[Memory]) -> list[Memory]:

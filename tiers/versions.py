@@ -9,7 +9,6 @@ here run on the archive's connection inside its lock: the writers inside an
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -17,6 +16,7 @@ from typing import Any
 
 from tiers.errors import InvalidInputError
 from tiers.memory import Memory
+from tiers.sql import SqlConnection
 
 Query = Callable[[str, tuple[Any, ...]], list[Any]]
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
@@ -48,9 +48,7 @@ class Page:
     total: int
 
 
-def record_version(
-    conn: sqlite3.Connection, previous_body: str, memory_id: str, *, kept: int
-) -> None:
+def record_version(conn: SqlConnection, previous_body: str, memory_id: str, *, kept: int) -> None:
     """Keep ``previous_body`` (the version being replaced) as the memory's newest earlier
     version, and drop the oldest beyond ``kept`` (0: keep none)."""
     if kept <= 0:
@@ -69,7 +67,7 @@ def record_version(
     )
 
 
-def erase_versions(conn: sqlite3.Connection, memory_id: str) -> None:
+def erase_versions(conn: SqlConnection, memory_id: str) -> None:
     """Remove every earlier version of ``memory_id`` (it is being forgotten)."""
     conn.execute("DELETE FROM memory_versions WHERE id = ?", (memory_id,))
 

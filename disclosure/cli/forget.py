@@ -21,6 +21,7 @@ from disclosure.cli.common import (
 )
 from disclosure.empty import nothing_stored
 from disclosure.namespaces import Namespace, namespace_dir
+from tiers.backends import drop_from_database
 from tiers.errors import InvalidInputError
 
 if TYPE_CHECKING:
@@ -120,5 +121,8 @@ def _forget_all(args: argparse.Namespace) -> int:
             print("disclosure: not confirmed; nothing forgotten", file=sys.stderr)
             return 1
     shutil.rmtree(directory)
-    print(f"forgot {namespace}: {count} memories, its directory removed")
+    where = "its directory removed"
+    if drop_from_database(pool.profile.tiers, directory.name):
+        where += ", and its schema from the PostgreSQL archive"
+    print(f"forgot {namespace}: {count} memories, {where}")
     return 0

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import argparse
 import ipaddress
+import os
 import sys
 from pathlib import Path
 from typing import Any
 
 from disclosure.cli.common import UsageError, add_store_options, pool_of, root_of
 from disclosure.extras import require
+from tiers.config import DATABASE_URL_VARIABLE
 from tiers.errors import ServiceError
 
 DEFAULT_PORT = 8765
@@ -57,6 +59,13 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="an OpenAI-compatible base URL (https://api.openai.com/v1): POST "
         "/v1/chat/completions then forwards to it with memory injected",
     )
+    parser.add_argument(
+        "--database-url",
+        metavar="URL",
+        help="keep every namespace's archive in PostgreSQL (postgresql://USER@HOST:PORT/DB), "
+        "shared by every replica; default: $TIERED_DISCLOSURE_DATABASE_URL, else SQLite in the "
+        "data directory",
+    )
     parser.add_argument("--max-open", type=int, help="stores kept open (default: the profile's)")
     parser.add_argument("--log-level", default="info", choices=("debug", "info", "warning"))
     parser.add_argument(
@@ -67,6 +76,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def _serve(args: argparse.Namespace) -> int:
+    _use_database(args.database_url)
     if args.mcp:
         return _serve_mcp(args)
     if args.tenant or args.user or args.conversation:
@@ -165,6 +175,16 @@ def _serve_mcp(args: argparse.Namespace) -> int:
         )
         server.run("stdio")
     return 0
+
+
+def _use_database(url: str | None) -> None:
+    """``--database-url``: every store this process opens keeps its archive there (the tiers
+    read ``$TIERED_DISCLOSURE_DATABASE_URL`` unless a profile names its own)."""
+    if url is None:
+        return
+    if not url.startswith(("postgresql://", "postgres://")):
+        raise UsageError(f"serve: --database-url must be a postgresql:// URL, not {url[:20]!r}")
+    os.environ[DATABASE_URL_VARIABLE] = url
 
 
 def _configure_logging(level: str, *, json_lines: bool) -> None:

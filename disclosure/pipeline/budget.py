@@ -31,8 +31,9 @@ it cuts at the rate it occurs, not at the rate probes happen to show it.
 
 The replies and their candidates' signals (no content) persist in SQLite, per profile, in the
 data directory or in the file ``learning.path`` names; several data directories (a deployment's
-users or namespaces) sharing one file learn from each other's replies. Probe counters are per
-process.
+users or namespaces) sharing one file learn from each other's replies. With a PostgreSQL archive
+the same tables live in the namespace's schema (:data:`PG_SCHEMA`), so every replica serving the
+namespace learns from the replies all of them saw. Probe counters are per process.
 
 What it saves, and at what cost in recall, is measured by ``disclosure eval --experiment
 configs/ab/adaptive-budget.yaml``; the README's Results give the figures.
@@ -57,6 +58,7 @@ from disclosure.pipeline.usemodel import UseModel, UseSignals, fit_arrays
 from disclosure.profiles import BudgetConfig, LevelConfig
 from disclosure.sidefiles import open_or_rebuild
 from tiers.errors import InvalidInputError
+from tiers.sql import SideDb
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS replies (
@@ -86,6 +88,12 @@ CREATE TABLE IF NOT EXISTS signals (
 );
 CREATE INDEX IF NOT EXISTS signals_by_reply ON signals (reply);
 """
+# The same tables in PostgreSQL (the archive's schema of the namespace).
+PG_SCHEMA = (
+    _SCHEMA.replace("seq INTEGER PRIMARY KEY AUTOINCREMENT", "seq BIGSERIAL PRIMARY KEY")
+    .replace(" REAL ", " DOUBLE PRECISION ")
+    .replace("reply INTEGER", "reply BIGINT")
+)
 _POOLED = "*"  # the scope of a use model shared by every level
 _WIDTH = len(UseSignals(0, 1.0, 0.0, 0.0, 0.0, False).vector())  # the model's inputs
 
@@ -153,11 +161,24 @@ class AdaptiveBudget:
     The store may be shared: several budgets (namespaces, processes) writing one file each
     read the others' replies before they decide."""
 
-    def __init__(self, config: BudgetConfig, *, profile: str, path: Path | None = None) -> None:
+    def __init__(
+        self,
+        config: BudgetConfig,
+        *,
+        profile: str,
+        path: Path | None = None,
+        db: SideDb | None = None,
+    ) -> None:
+        """``path``: the SQLite file of the history (None: in memory); ``db``: a database that
+        already holds :data:`PG_SCHEMA`'s tables instead (the PostgreSQL archive's, shared by
+        every replica)."""
         self.config = config
         self.profile = profile
         self._lock = threading.Lock()
-        if path is not None:
+        self._db: SideDb
+        if db is not None:
+            self._db = db
+        elif path is not None:
             path.parent.mkdir(parents=True, exist_ok=True)
             self._db = open_or_rebuild(path, lambda: self._open(path))
         else:
@@ -165,7 +186,7 @@ class AdaptiveBudget:
         self._scopes: dict[str, _Scope] = {}
         self._decisions: dict[str, int] = {}
 
-    def _open(self, path: Path | None) -> sqlite3.Connection:
+    def _open(self, path: Path | None) -> SideDb:
         """The history file, checked (a damaged one raises sqlite3.DatabaseError: the history
         is advisory, so the caller moves it aside and starts a new one)."""
         db = sqlite3.connect(str(path) if path else ":memory:", check_same_thread=False, timeout=30)
@@ -238,17 +259,17 @@ class AdaptiveBudget:
             for s, used in usage.signals
         ]
         with self._lock, self._db:
-            cursor = self._db.execute(
+            reply = self._db.execute(
                 "INSERT INTO replies (profile, level, at, budget, tokens_used, depth, used,"
-                " disclosed, cut) VALUES (?,?,?,?,?,?,?,?,?)",
+                " disclosed, cut) VALUES (?,?,?,?,?,?,?,?,?) RETURNING seq",
                 (self.profile, level.value, time.time(), usage.budget, usage.tokens_used,
                  usage.depth, usage.used, usage.disclosed, int(usage.truncated)),
-            )  # fmt: skip
+            ).fetchone()[0]  # fmt: skip
             self._db.executemany(
                 "INSERT INTO signals (reply, rank, relative, score, top_score, lead_score,"
                 " agree, used, weight) VALUES (?,?,?,?,?,?,?,?,?)",
                 [
-                    (cursor.lastrowid, s.rank, s.relative, s.score, s.top_score, s.lead_score,
+                    (reply, s.rank, s.relative, s.score, s.top_score, s.lead_score,
                      int(s.agree), int(used), weight)
                     for s, used, weight in rows
                 ],
@@ -311,8 +332,9 @@ class AdaptiveBudget:
 
     def _forget_old(self, level: DisclosureLevel) -> None:
         where, args = self._where(level)
-        old = f"SELECT seq FROM replies WHERE {where} ORDER BY seq DESC LIMIT -1 OFFSET ?"
-        keep = (*args, self.config.learning.history)
+        kept = f"SELECT seq FROM replies WHERE {where} ORDER BY seq DESC LIMIT ?"
+        old = f"SELECT seq FROM replies WHERE {where} AND seq NOT IN ({kept})"
+        keep = (*args, *args, self.config.learning.history)
         self._db.execute(f"DELETE FROM signals WHERE reply IN ({old})", keep)
         self._db.execute(f"DELETE FROM replies WHERE seq IN ({old})", keep)
 

@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tiers.base import Embedder
 from tiers.store import TieredStore
 
@@ -68,6 +70,7 @@ def check_everything_survived(
             assert store.stats().warm == store.count()
 
 
+@pytest.mark.usefixtures("backend")  # the child inherits the PostgreSQL URL, if any
 def test_sigkill_mid_ingest_loses_nothing_acknowledged(tmp_path: Path) -> None:
     """Three kill-and-reopen rounds: every acknowledged memory is archived, indexes intact."""
     everything: dict[str, str] = {}

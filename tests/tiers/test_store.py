@@ -1,4 +1,6 @@
-"""The tiered store without a warm tier: the write path, forgetting, lifecycle, reopening."""
+"""The tiered store without a warm tier: the write path, forgetting, lifecycle, reopening.
+
+Every test runs on both archive backends (SQLite, and PostgreSQL through ``backend``)."""
 
 from __future__ import annotations
 
@@ -21,6 +23,8 @@ from tiers.errors import (
 from tiers.history import history_line
 from tiers.memory import Memory
 from tiers.store import TieredStore
+
+pytestmark = pytest.mark.usefixtures("backend")
 
 
 def words(text: str) -> int:
@@ -181,12 +185,13 @@ def test_cold_hits_used_repeatedly_join_the_hot_set(tmp_path: Path) -> None:
         assert store.active(1)[0].id == "t0"  # just used: the most active
 
 
-def test_stats_report_every_tier(store: TieredStore) -> None:
+def test_stats_report_every_tier(store: TieredStore, backend: str) -> None:
     """stats gives per-tier counts, queue length, disk use and engine names."""
     store.ingest(corpus())
     stats = store.stats()
     assert (stats.hot, stats.cold, stats.warm, stats.pending) == (6, 6, None, 0)
-    assert stats.cold_engine == "fts5" and stats.warm_embedder is None
+    engine = {"sqlite": "fts5", "postgres": "postgres"}[backend]
+    assert stats.cold_engine == engine and stats.warm_embedder is None
     assert stats.disk_bytes >= stats.archive_bytes > 0
     assert stats.total_line_tokens == store.total_line_tokens() > 0
 

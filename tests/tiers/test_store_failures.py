@@ -16,6 +16,8 @@ from tiers.store import TieredStore
 
 FAST_RETRY = OutboxConfig(retry_base_seconds=0.05, retry_max_seconds=0.2)
 
+pytestmark = pytest.mark.usefixtures("backend")  # each test on both archive backends
+
 
 def config(drain: str = "inline") -> TiersConfig:
     return TiersConfig(outbox=FAST_RETRY.model_copy(update={"drain": drain}))

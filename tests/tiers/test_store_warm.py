@@ -104,6 +104,7 @@ def test_a_replaced_memory_is_never_found_by_its_old_text(
         assert hits[0].id == "c4" and "Thursday" in hits[0].memory.content
 
 
+@pytest.mark.usefixtures("backend")  # the outbox on both archive backends
 def test_an_outage_loses_nothing_and_recovery_drains_everything(
     tmp_path: Path, st_embedder: Embedder
 ) -> None:
@@ -158,6 +159,7 @@ def test_warm_capacity_leaves_least_used_cold_only_and_use_brings_them_back(
         assert store.stats().warm == 4  # someone else, least used, made room
 
 
+@pytest.mark.usefixtures("backend")  # the outbox on both archive backends
 def test_forget_removes_from_chroma_at_once(store: TieredStore) -> None:
     """A forgotten memory leaves the warm index immediately; nothing stays queued."""
     store.ingest(corpus())
@@ -171,6 +173,7 @@ def test_forget_removes_from_chroma_at_once(store: TieredStore) -> None:
     assert all(h.memory.session_id == "s1" for h in store.search("warm", "billing invoices", 6))
 
 
+@pytest.mark.usefixtures("backend")  # the outbox on both archive backends
 def test_the_background_worker_indexes_without_blocking_ingest(
     tmp_path: Path, st_embedder: Embedder
 ) -> None:

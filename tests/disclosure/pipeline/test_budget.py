@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from analyzers import DisclosureLevel
-from disclosure.pipeline.budget import AdaptiveBudget, BudgetDecision, Usage
+from disclosure.pipeline.budget import PG_SCHEMA, AdaptiveBudget, BudgetDecision, Usage
 from disclosure.pipeline.usemodel import UseSignals
 from disclosure.profiles import BudgetConfig, LevelConfig, load_profile
 from tiers.errors import InvalidInputError
@@ -284,3 +284,28 @@ def test_default_profile_carries_the_learning_policy() -> None:
     """The learning knobs are profile settings."""
     learning = load_profile("default").budget.learning
     assert (learning.threshold, learning.probe_every, learning.enabled) == (0.014, 8, True)
+
+
+def test_replicas_on_one_postgres_archive_learn_from_each_others_replies(pg_url: str) -> None:
+    """Two replicas' budgets on one namespace's PostgreSQL archive share the reply history: one
+    learns from what the other recorded; only the last `history` replies are kept there too."""
+    from tests.pg_server import unique_namespace
+    from tiers.pg_archive import PgArchive
+
+    namespace = unique_namespace()
+    archives = [PgArchive(pg_url, namespace) for _ in range(2)]
+    config = BudgetConfig(default=1000, learning={"history": 11, "min_observations": 10})  # type: ignore[arg-type]
+    first, second = (
+        AdaptiveBudget(config, profile="test", db=a.side_connection(PG_SCHEMA)) for a in archives
+    )
+    assert second.model(STANDARD) == (None, 0)
+    feed(first, 12)
+    model, observations = second.model(STANDARD)
+    assert model is not None and observations == 11
+    assert model.weights == pytest.approx(first.model(STANDARD)[0].weights)  # type: ignore[union-attr]
+    history = second.history(STANDARD)
+    assert len(history) == 11 and history[0].signals[0] == (curve(0), True)
+    rows = archives[0].query("SELECT COUNT(*) FROM signals")[0][0]
+    assert rows == sum(len(u.signals) for u in history)
+    for archive in archives:
+        archive.close()
