@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import sqlite3
 import threading
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -20,6 +20,8 @@ from typing import Any
 from tiers.errors import StorageError
 
 CITATION_FILE = "citations.sqlite3"
+USE_FIELDS = ("memory_id", "citation", "how", "at_us", "session_id", "query", "level")
+REPLY_FIELDS = ("at_us", "level", "budget", "tokens_used", "full_history_tokens", "used")
 MAX_QUERY_CHARS = 2000
 
 _SCHEMA = """
@@ -165,6 +167,29 @@ class CitationLog:
             ReplyPoint(_dt(int(t)), str(lv), int(u), int(f), int(n)) for t, lv, u, f, n in rows
         ]
         return points[::-1]
+
+    def export_rows(self) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+        """Every use and every reply, in the order they were recorded (for export)."""
+        uses = self._rows(f"SELECT {', '.join(USE_FIELDS)} FROM uses ORDER BY rowid", ())
+        replies = self._rows(f"SELECT {', '.join(REPLY_FIELDS)} FROM replies ORDER BY rowid", ())
+        return (
+            [dict(zip(USE_FIELDS, row, strict=True)) for row in uses],
+            [dict(zip(REPLY_FIELDS, row, strict=True)) for row in replies],
+        )
+
+    def import_rows(
+        self, uses: Sequence[Mapping[str, Any]], replies: Sequence[Mapping[str, Any]]
+    ) -> tuple[int, int]:
+        """Append exported rows, skipping any already here exactly; (uses, replies) added."""
+        added: list[int] = []
+        for table, fields, rows in (("uses", USE_FIELDS, uses), ("replies", REPLY_FIELDS, replies)):
+            present = set(self._rows(f"SELECT {', '.join(fields)} FROM {table}", ()))
+            new = [t for t in (tuple(r[f] for f in fields) for r in rows) if t not in present]
+            marks = ", ".join("?" * len(fields))
+            with self._write() as conn:
+                conn.executemany(f"INSERT INTO {table} ({', '.join(fields)}) VALUES ({marks})", new)
+            added.append(len(new))
+        return added[0], added[1]
 
     def forget(self, ids: Sequence[str]) -> int:
         if not ids:

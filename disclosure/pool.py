@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING
 from disclosure.empty import EmptyAnswers
 from disclosure.namespaces import MARKER_FILE, Namespace, claim_dir, make_namespace, namespace_dir
 from disclosure.profiles import Profile, load_profile
+from disclosure.vector_server import chroma_url_of, drop_server_vectors, with_chroma_url
 from tiers.backends import written_in_database
 from tiers.base import Embedder
 from tiers.errors import InvalidInputError, StorageError
@@ -57,8 +58,11 @@ class ControllerPool:
         root: Path | str,
         embedder: Embedder | str | None = None,
         max_open: int | None = None,
+        chroma_url: str | None = None,
     ) -> None:
-        self.profile = load_profile(profile)
+        """``chroma_url``: keep vectors on that Chroma server (default
+        ``$TIERED_DISCLOSURE_CHROMA_URL``, else the profile's ``tiers.warm``)."""
+        self.profile = with_chroma_url(load_profile(profile), chroma_url_of(chroma_url))
         self.root = Path(root).expanduser()
         self.max_open = max_open or self.profile.isolation.max_open
         self._embedder = embedder
@@ -251,6 +255,7 @@ class ControllerPool:
                         self._entries.setdefault(namespace.key, entry)
                     return
                 entry.controller.close()
+            drop_server_vectors(self.profile, namespace_dir(self.root, namespace))
             shutil.rmtree(namespace_dir(self.root, namespace), ignore_errors=True)
             log.info("removed namespace %s again: its first write failed", namespace)
         except Exception as exc:  # the write's own error matters more

@@ -33,7 +33,9 @@ def open_client(path: Path | None, config: WarmConfig) -> Any:
         except Exception as exc:
             raise StorageError(f"cannot open the warm index at {path}: {exc}") from exc
     try:
-        client = chromadb.HttpClient(host=config.host, port=config.port, settings=settings)
+        client = chromadb.HttpClient(
+            host=config.host, port=config.port, ssl=config.ssl, settings=settings
+        )
     except Exception as exc:
         raise TierUnavailableError(
             f"Chroma server at {location(path, config)} unreachable ({exc}); start one with "
@@ -73,7 +75,8 @@ def _http_session(client: Any) -> Any:
 def location(path: Path | None, config: WarmConfig) -> str:
     if config.backend == "embedded":
         return str(path)
-    return f"http://{config.host}:{config.port}"
+    scheme = "https" if config.ssl else "http"
+    return f"{scheme}://{config.host}:{config.port}"
 
 
 def _set_http_timeout(client: Any, seconds: float) -> None:

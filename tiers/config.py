@@ -66,11 +66,15 @@ class WarmConfig(_Section):
     ``context_chars``: the turn before is cut to its first this many characters, so a long
     previous turn (an assistant's answer) cannot fill the embedder's window and push out the
     memory's own words; 0 keeps it whole.
+    ``backend: server`` talks to a Chroma server at ``host``:``port`` (``ssl``: over https);
+    each data directory (namespace) gets its own collection there, named ``collection`` plus
+    the directory's name (see :mod:`tiers.warm_layout`).
     """
 
     backend: Literal["embedded", "server"] = "embedded"
     host: str = "127.0.0.1"
     port: int = Field(default=8000, gt=0, lt=65536)
+    ssl: bool = False
     collection: str = Field(
         default="memories",
         min_length=3,

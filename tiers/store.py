@@ -49,6 +49,7 @@ from tiers.reports import ForgetReport, IngestReport, StoreStats
 from tiers.schema import WARM_EVICTED
 from tiers.text import Tokenizer
 from tiers.versions import MemoryVersion, Page, page, versions
+from tiers.warm_layout import server_config
 
 logger = logging.getLogger(__name__)
 
@@ -118,9 +119,8 @@ class TieredStore:
         from tiers.warm import WarmTier  # chromadb is heavy: imported only when needed
 
         path = None if self.config.warm.backend == "server" else self.data_dir / "warm"
-        warm: WarmIndex = WarmTier(
-            path, self.config.warm, embedder, state_dir=self.data_dir / "warm"
-        )
+        config = server_config(self.config.warm, self.data_dir)  # a collection per directory
+        warm: WarmIndex = WarmTier(path, config, embedder, state_dir=self.data_dir / "warm")
         return warm
 
     def _start_sync(self) -> WarmSync | None:

@@ -136,6 +136,7 @@ def _connect(path: Path | None) -> sqlite3.Connection:
     if path is None:
         return _open(":memory:")
     try:
+        path.parent.mkdir(parents=True, exist_ok=True)  # server mode: nothing else makes it
         return _open(str(path))
     except sqlite3.DatabaseError as exc:  # damaged: the counts are advisory, start afresh
         aside = path.with_name(f"{path.name}.damaged-{int(time.time())}")

@@ -26,6 +26,7 @@ from disclosure.cli import (
     service,
     stats,
     tokens,
+    transfer,
 )
 from disclosure.cli.common import UsageError
 from tiers.errors import DisclosureError, is_disk_full
@@ -38,6 +39,7 @@ COMMANDS = (
     query,
     stats,
     forget,
+    transfer,
     consolidate,
     serve,
     service,

@@ -42,6 +42,12 @@ def add_store_options(parser: argparse.ArgumentParser) -> None:
     )
     for part in ("tenant", "user", "conversation"):
         group.add_argument(f"--{part}", help=f"the namespace's {part} (if in the profile's scope)")
+    group.add_argument(
+        "--chroma-url",
+        metavar="URL",
+        help="keep vectors on this Chroma server, http://HOST:PORT (default: "
+        "$TIERED_DISCLOSURE_CHROMA_URL, else the profile's tiers.warm)",
+    )
 
 
 def root_of(args: argparse.Namespace) -> Path:
@@ -51,7 +57,12 @@ def root_of(args: argparse.Namespace) -> Path:
 def pool_of(args: argparse.Namespace, *, max_open: int | None = None) -> ControllerPool:
     from disclosure.pool import ControllerPool
 
-    return ControllerPool(args.profile, root=root_of(args), max_open=max_open)
+    return ControllerPool(
+        args.profile,
+        root=root_of(args),
+        max_open=max_open,
+        chroma_url=getattr(args, "chroma_url", None),
+    )
 
 
 def namespace_of(pool: ControllerPool, args: argparse.Namespace) -> Namespace:

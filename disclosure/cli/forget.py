@@ -120,6 +120,10 @@ def _forget_all(args: argparse.Namespace) -> int:
         if not args.yes and not _confirmed(question):
             print("disclosure: not confirmed; nothing forgotten", file=sys.stderr)
             return 1
+        profile = pool.profile
+    from disclosure.vector_server import drop_server_vectors
+
+    drop_server_vectors(profile, directory)  # on a Chroma server they are not in the directory
     shutil.rmtree(directory)
     where = "its directory removed"
     if drop_from_database(pool.profile.tiers, directory.name):

@@ -86,7 +86,9 @@ def _serve(args: argparse.Namespace) -> int:
         )
     require("server", "disclosure serve")
     if args.service:
+        from disclosure.profiles import load_profile
         from disclosure.service_host import run_service
+        from disclosure.vector_server import chroma_url_of, with_chroma_url
 
         if not _loopback(args.host):
             raise UsageError("serve --service listens on loopback only (--host 127.0.0.1)")
@@ -94,7 +96,7 @@ def _serve(args: argparse.Namespace) -> int:
         _say_upstream(args.upstream)
         return run_service(
             root_of(args),
-            args.profile,
+            with_chroma_url(load_profile(args.profile), chroma_url_of(args.chroma_url)),
             host=args.host,
             port=args.port or 0,
             max_open=args.max_open,
@@ -138,6 +140,13 @@ def _serve(args: argparse.Namespace) -> int:
         upstream=args.upstream,
     )
     auth = f"{len(keys)} API keys" if keys else "no authentication"
+    warm = pool.profile.tiers.warm
+    if warm.backend == "server":
+        scheme = "https" if warm.ssl else "http"
+        print(
+            f"disclosure: vectors on the Chroma server {scheme}://{warm.host}:{warm.port}",
+            file=sys.stderr,
+        )
     _say_upstream(args.upstream)
     print(
         f"disclosure: serving {pool.root} (profile {pool.profile.name!r}, {auth}) on "

@@ -41,7 +41,10 @@ def _start(args: argparse.Namespace) -> int:
 
     require("server", "disclosure service start")
     root = root_of(args)
-    info, started = start_service(root, profile=args.profile, port=args.port, timeout=args.timeout)
+    extra = ["--chroma-url", args.chroma_url] if args.chroma_url else []
+    info, started = start_service(
+        root, profile=args.profile, port=args.port, timeout=args.timeout, extra_args=extra
+    )
     verb = "started" if started else "already running"
     print(f"service for {root} {verb}: {info.url} (pid {info.pid}, profile {info.profile!r})")
     return 0

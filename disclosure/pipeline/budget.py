@@ -41,11 +41,13 @@ configs/ab/adaptive-budget.yaml``; the README's Results give the figures.
 
 from __future__ import annotations
 
+import json
 import math
 import sqlite3
 import threading
 import time
 from collections import deque
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from statistics import fmean
@@ -94,6 +96,9 @@ PG_SCHEMA = (
     .replace(" REAL ", " DOUBLE PRECISION ")
     .replace("reply INTEGER", "reply BIGINT")
 )
+REPLY_FIELDS = ("profile", "level", "at", "budget", "tokens_used", "depth", "used", "disclosed",
+                "cut")  # fmt: skip
+SIGNAL_FIELDS = ("rank", "relative", "score", "top_score", "lead_score", "agree", "used", "weight")
 _POOLED = "*"  # the scope of a use model shared by every level
 _WIDTH = len(UseSignals(0, 1.0, 0.0, 0.0, 0.0, False).vector())  # the model's inputs
 
@@ -291,6 +296,50 @@ class AdaptiveBudget:
         signals (every level's when pooled)."""
         with self._lock:
             return self._history(level)
+
+    def export_replies(self) -> list[dict[str, Any]]:
+        """Every kept reply of every profile sharing this history, oldest first, with its
+        candidates' signals (for export)."""
+        with self._lock:
+            rows = self._db.execute(
+                f"SELECT seq, {', '.join(REPLY_FIELDS)} FROM replies ORDER BY seq"
+            ).fetchall()
+            signals: dict[int, list[list[Any]]] = {}
+            for reply, *values in self._db.execute(
+                f"SELECT reply, {', '.join(SIGNAL_FIELDS)} FROM signals ORDER BY reply, rank"
+            ):
+                signals.setdefault(reply, []).append(values)
+        return [
+            {**dict(zip(REPLY_FIELDS, values, strict=True)), "signals": signals.get(seq, [])}
+            for seq, *values in rows
+        ]
+
+    def import_replies(self, replies: Sequence[Mapping[str, Any]]) -> int:
+        """Append exported replies (skipping any already here exactly); how many were added.
+        The oldest beyond ``learning.history`` are dropped as usual."""
+        present = {
+            json.dumps(r, sort_keys=True) for r in self.export_replies()
+        }  # exact duplicates: a second import of the same file adds nothing
+        added = 0
+        with self._lock, self._db:
+            for reply in replies:
+                if json.dumps(dict(reply), sort_keys=True) in present:
+                    continue
+                marks = ", ".join("?" * len(REPLY_FIELDS))
+                seq = self._db.execute(  # RETURNING: SQLite and PostgreSQL alike
+                    f"INSERT INTO replies ({', '.join(REPLY_FIELDS)}) VALUES ({marks})"
+                    " RETURNING seq",
+                    tuple(reply[f] for f in REPLY_FIELDS),
+                ).fetchone()[0]
+                self._db.executemany(
+                    f"INSERT INTO signals (reply, {', '.join(SIGNAL_FIELDS)}) "
+                    f"VALUES (?, {', '.join('?' * len(SIGNAL_FIELDS))})",
+                    [(seq, *row) for row in reply["signals"]],
+                )
+                added += 1
+            for level in DisclosureLevel:
+                self._forget_old(level)
+        return added
 
     def close(self) -> None:
         with self._lock:

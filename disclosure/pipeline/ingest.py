@@ -52,6 +52,11 @@ def _check_lengths(memories: list[Memory], limit: int) -> None:
             )
 
 
+def without_private(memory: Memory) -> Memory | None:
+    """``memory`` without its ``<private>`` spans; None if nothing else is left."""
+    return _without_private(memory)
+
+
 def _without_private(memory: Memory) -> Memory | None:
     content = strip_private(memory.content)
     if not content.strip():

@@ -2,7 +2,6 @@
 (``pytest_plugins`` is only allowed in the rootdir's conftest)."""
 
 from tests.tiers.conftest_warm import (  # noqa: F401 - fixtures are found by name
-    chroma_server,
     onnx_cache_dir,
     onnx_embedder,
     st_embedder,

@@ -6,14 +6,13 @@ is loaded), so the tests never touch the user's cache.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
 import pytest
 
-from tiers.chroma_server import ChromaServer
 from tiers.minilm import SentenceTransformerEmbedder, shared_sentence_transformer
 from tiers.onnx_embedder import OnnxEmbedder
 
@@ -41,13 +40,6 @@ def onnx_cache_dir(tmp_path_factory: pytest.TempPathFactory, st_embedder: object
 def onnx_embedder(onnx_cache_dir: Path) -> OnnxEmbedder:
     """The real ONNX MiniLM over the session's export."""
     return OnnxEmbedder.from_cache(onnx_cache_dir, export=False)
-
-
-@pytest.fixture(scope="session")
-def chroma_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ChromaServer]:
-    """One `chroma run` on a free loopback port for the whole session."""
-    with ChromaServer(tmp_path_factory.mktemp("chroma-server")) as server:
-        yield server
 
 
 class FailingEmbedder:
