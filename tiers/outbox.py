@@ -47,6 +47,9 @@ def _us(seconds: float) -> int:
 class Outbox:
     """The queue's reads and writes; writes that accompany archive changes take the txn."""
 
+    # what else a re-queued item resets (a backend that leases claims releases them here)
+    _REQUEUE_RESETS = ""
+
     def __init__(
         self,
         archive: ColdArchive,
@@ -67,7 +70,7 @@ class Outbox:
             "INSERT INTO outbox (id, op, content_sha, attempts, next_attempt_us) "
             "VALUES (?, 'upsert', ?, 0, ?) ON CONFLICT (id) DO UPDATE SET op = 'upsert', "
             "content_sha = excluded.content_sha, attempts = 0, "
-            "next_attempt_us = excluded.next_attempt_us, last_error = NULL",
+            "next_attempt_us = excluded.next_attempt_us, last_error = NULL" + self._REQUEUE_RESETS,
             [(memory_id, sha, now) for memory_id, sha in items],
         )
 
@@ -78,7 +81,7 @@ class Outbox:
             "INSERT INTO outbox (id, op, content_sha, attempts, next_attempt_us) "
             "VALUES (?, 'delete', NULL, 0, ?) ON CONFLICT (id) DO UPDATE SET op = 'delete', "
             "content_sha = NULL, attempts = 0, next_attempt_us = excluded.next_attempt_us, "
-            "last_error = NULL",
+            "last_error = NULL" + self._REQUEUE_RESETS,
             [(memory_id, now) for memory_id in ids],
         )
 

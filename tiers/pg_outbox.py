@@ -20,10 +20,9 @@ import os
 import socket
 import time
 import uuid
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from tiers.cold import ArchiveTxn
 from tiers.config import OutboxConfig
 from tiers.outbox import Outbox, OutboxItem, _item, _us
 from tiers.pg_archive import PgArchive
@@ -67,28 +66,8 @@ class PgOutbox(Outbox):
         self.pg = archive
         self.claimer = claimer or replica_name()
 
-    # -- enqueueing: the SQLite statements, plus releasing any claim ------------------------------
-
-    def enqueue_upserts(self, txn: ArchiveTxn, items: Iterable[tuple[str, str]]) -> None:
-        now = _us(self._clock())
-        txn.conn.executemany(
-            "INSERT INTO outbox (id, op, content_sha, attempts, next_attempt_us) "
-            "VALUES (?, 'upsert', ?, 0, ?) ON CONFLICT (id) DO UPDATE SET op = 'upsert', "
-            "content_sha = excluded.content_sha, attempts = 0, "
-            "next_attempt_us = excluded.next_attempt_us, last_error = NULL, "
-            "claimed_until_us = 0, claimed_by = NULL",
-            [(memory_id, sha, now) for memory_id, sha in items],
-        )
-
-    def enqueue_deletes(self, txn: ArchiveTxn, ids: Iterable[str]) -> None:
-        now = _us(self._clock())
-        txn.conn.executemany(
-            "INSERT INTO outbox (id, op, content_sha, attempts, next_attempt_us) "
-            "VALUES (?, 'delete', NULL, 0, ?) ON CONFLICT (id) DO UPDATE SET op = 'delete', "
-            "content_sha = NULL, attempts = 0, next_attempt_us = excluded.next_attempt_us, "
-            "last_error = NULL, claimed_until_us = 0, claimed_by = NULL",
-            [(memory_id, now) for memory_id in ids],
-        )
+    # re-queueing a newer version releases any claim on the older one
+    _REQUEUE_RESETS = ", claimed_until_us = 0, claimed_by = NULL"
 
     # -- draining ---------------------------------------------------------------------------------
 
