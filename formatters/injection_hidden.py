@@ -5,6 +5,8 @@ injection rules can scan it (see :mod:`formatters.safety`).
   (a black flag, tag letters, a cancel tag) use them legitimately.
 - HTML comments do not render in Markdown or HTML, but reach the model verbatim.
 - base64 and hex runs can wrap an order that no phrase rule sees until decoded.
+- URL-encoded runs (``%41%49%3A ...``), and text labelled ROT13, are decoded the same way.
+- Markdown comments (``[//]: # (...)``) do not render either.
 - Reference-style Markdown links and images (``![x][1]`` ... ``[1]: https://...``) put the URL
   far from the image: they are rewritten inline so the image and link rules see them.
 
@@ -16,8 +18,10 @@ from __future__ import annotations
 
 import base64
 import binascii
+import codecs
 import re
 from collections.abc import Callable
+from urllib.parse import unquote
 
 TAG_FIRST, TAG_LAST = 0xE0000, 0xE007F
 _TAG_CHARS = re.compile("[\U000e0000-\U000e007f]")
@@ -27,6 +31,11 @@ _BASE64 = re.compile(r"(?<![\w+/=-])[A-Za-z0-9+/_-]{20,}={0,2}(?![\w+/=-])")
 _HEX = re.compile(r"(?<![0-9A-Za-z])(?:[0-9A-Fa-f]{2}[ :]?){16,}(?![0-9A-Za-z])")
 _REF_DEFINITION = re.compile(r"^[ \t]{0,3}\[([^\]\n]{1,100})\]:[ \t]*<?(\S+?)>?(?:[ \t].*)?$", re.M)
 _REF_USE = re.compile(r"(!?)\[([^\]\n]{0,200})\]\[([^\]\n]{0,100})\]")
+_URL_ENCODED = re.compile(r"(?:%[0-9A-Fa-f]{2}[^\s%]{0,12}){4,}")
+_MD_COMMENT = re.compile(
+    r"^[ \t]{0,3}\[(?://|comment|_)\]:\s*(?:#|<>)\s*(?:\((.*)\)|\"(.*)\"|'(.*)')[ \t]*$", re.M
+)
+_ROT13_LABEL = re.compile(r"\brot[\s_-]?13\b", re.IGNORECASE)
 _MAX_RUNS = 8
 _MAX_RUN_CHARS = 4096
 
@@ -53,7 +62,13 @@ def hidden_payloads(text: str) -> list[tuple[str, str]]:
             found.append(("unicode-tags", tagged))
     if "<!--" in text:
         found += [("html-comment", m.group(1)) for m in _COMMENT.finditer(text)][:_MAX_RUNS]
+    if "]:" in text:
+        found += [("markdown-comment", "".join(m.groups(""))) for m in _MD_COMMENT.finditer(text)]
     found += [("base64", t) for t in _decoded(_BASE64, text, _from_base64)]
+    if "%" in text:
+        found += [("url-encoded", t) for t in _decoded(_URL_ENCODED, text, _from_url)]
+    if _ROT13_LABEL.search(text):  # decoded only where the text says it is ROT13
+        found.append(("rot13", codecs.decode(text[:_MAX_RUN_CHARS], "rot13")))
     found += [("hex", t) for t in _decoded(_HEX, text, _from_hex)]
     if "][" in text and "]:" in text:
         inline = _inline_references(text)
@@ -84,6 +99,11 @@ def _from_base64(run: str) -> str | None:
     except (binascii.Error, ValueError):
         return None
     return _readable(data)
+
+
+def _from_url(run: str) -> str | None:
+    plain = unquote(run, errors="strict") if run.count("%") >= 4 else run
+    return plain if plain != run and " " in plain else None
 
 
 def _from_hex(run: str) -> str | None:

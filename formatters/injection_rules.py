@@ -140,6 +140,7 @@ PHRASE_RULES = (
             r"has\s+to|is\s+required\s+to)\s+(?:now\s+)?(?:ignore|disregard|forget|reveal|obey|"
             r"comply|output|print|send|exfiltrate)\b"
         ),
+        weight=0.4,
     ),
     Rule(
         "override",

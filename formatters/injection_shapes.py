@@ -45,6 +45,7 @@ SHAPE_RULES = (
             rf"(?:(?:please|also|now|quietly|secretly|silently|just|kindly|you\s+to|to)\s+)*"
             rf"{_ORDER}\b"
         ),
+        weight=0.6,  # with the control signal the order it ends on, it flags
     ),
     Rule(
         "override",
@@ -54,6 +55,7 @@ SHAPE_RULES = (
             rf"\s+(?:must|shall|should|has\s+to|is\s+required\s+to|needs\s+to|will)\s+"
             rf"(?:now\s+|immediately\s+|also\s+)?{_ORDER}\b"
         ),
+        weight=0.5,
     ),
     Rule(
         "override",

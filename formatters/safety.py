@@ -23,7 +23,9 @@ headings (``<system>``, ``</user>``, ``### System:``, ``[SYSTEM]``), tool-call m
 the memory wrapper (``[End memory context]``) and Markdown image or link exfiltration
 (``![x](https://evil/?q=...)``). Markers inside Markdown code (fenced or inline) count as quoted,
 at a quarter of their weight, so documentation *about* these markers is not flagged on their
-account alone.
+account alone. Beyond these, independent signals (:mod:`formatters.injection_signals`: who the
+text addresses, control verbs, claimed authority, evasion, overrides, sensitive targets,
+obfuscation) each weigh under 1 and flag a text only when several combine.
 """
 
 from __future__ import annotations
@@ -52,6 +54,7 @@ from formatters.injection_shapes import (
     SHAPE_RULES,
     TOOL_IDENTIFIER_RULE,
 )
+from formatters.injection_signals import obfuscation_hit, signal_hits
 
 __all__ = [
     "FLAG_NOTE",
@@ -148,7 +151,7 @@ _TRIGGER = re.compile(
     r"character|authori[sz]|approved|developer|admin|directive|decode|guideline|restriction|"
     r"limit|everything|above|agent|\bbot|\brole\b|[A-Za-z0-9+/_-]{20}|execut|function|tool|"
     r"permission|granted|secretly|quietly|silently|policy|claude|gpt|gemini|copilot|\byou|"
-    r"[^\x00-\x7f]|\b(?:\w[ .\-_*]){3}\w\b|[a-z][0134579@$!|]+[a-z]",
+    r"[^\x00-\x7f]|rot[\s_-]?13|%[0-9a-f]{2}|\b(?:\w[ .\-_*]){3}\w\b|[a-z][0134579@$!|]+[a-z]",
     re.IGNORECASE,
 )
 _HIDDEN_DEPTH = 2  # an encoding inside an encoding is decoded once more, no further
@@ -212,10 +215,25 @@ def _scan_at(text: str, depth: int) -> tuple[Finding, ...]:
     findings += [_finding(FOREIGN_RULE, m.group(0)) for m in FOREIGN_RULE.pattern.finditer(lower)]
     findings += [_finding(MIXED_SCRIPT_RULE, m.group(0)) for m in _mixed_words(lower)]
     findings += [_finding(TOOL_IDENTIFIER_RULE, m.group(0)) for m in _tool_orders(lower)]
+    findings += _signal_findings(text, folded, lower)
     if depth < _HIDDEN_DEPTH:
         findings += _hidden_findings(bare, depth)
     unique = {(f.rule, f.excerpt.lower()): f for f in findings}
     return tuple(sorted(unique.values(), key=lambda f: (-f.weight, f.rule, f.excerpt)))
+
+
+def _signal_findings(raw: str, folded: str, lower: str) -> list[Finding]:
+    """One finding per kind of evidence (see :mod:`formatters.injection_signals`): each weighs
+    under 1, so a text is flagged by signals only when several kinds combine."""
+    views = (folded,) if folded == lower else (folded, lower)
+    found = [
+        Finding(kind, f"signal-{kind}", " ".join(excerpt.split())[:_EXCERPT_CHARS], weight)
+        for kind, weight, excerpt in signal_hits(views, raw)
+    ]
+    hidden = obfuscation_hit(raw)
+    if hidden is not None:
+        found.append(Finding("obfuscation", "signal-obfuscation", hidden[:_EXCERPT_CHARS], 0.5))
+    return found
 
 
 def _gate_open(name: str, folded: str) -> bool:
