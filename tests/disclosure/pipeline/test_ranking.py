@@ -115,7 +115,11 @@ def test_the_chance_floors_drop_the_long_tail_of_a_sure_answer() -> None:
     ]
     kept = [c.id for c in floored(ranked, absolute=0.003, relative=0.01)]
     assert kept == ["sure", "maybe"]  # 0.008 < 1% of 0.9
-    assert [c.id for c in floored(ranked, absolute=0.003, relative=0.0)] == ["sure", "maybe", "tail"]
+    assert [c.id for c in floored(ranked, absolute=0.003, relative=0.0)] == [
+        "sure",
+        "maybe",
+        "tail",
+    ]
     alike = [c for c in ranked if c.id != "sure"]  # no sure answer: the tail stays
     assert [c.id for c in floored(alike, absolute=0.003, relative=0.01)] == ["maybe", "tail"]
     assert floored([], absolute=0.003, relative=0.01) == []
