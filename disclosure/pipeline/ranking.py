@@ -162,9 +162,7 @@ def rank(
     return out
 
 
-def floored(
-    ranked: Sequence[Candidate], *, absolute: float, relative: float
-) -> list[Candidate]:
+def floored(ranked: Sequence[Candidate], *, absolute: float, relative: float) -> list[Candidate]:
     """``ranked`` (best first) without the candidates whose chance is under ``absolute``, or
     under ``relative`` times the best candidate's. A query with one sure answer then stops
     early, one whose candidates look alike keeps them all for the budget to choose from: on
