@@ -187,13 +187,16 @@ class FusionConfig(_Section):
     one long memory does not crowd out several short ones that are as likely to answer.
     ``min_chance``: with ``learned``, candidates the model gives a lower chance are not
     disclosed, so a small history is not handed over whole when little of it bears on the query
-    (applied when both the vector and the BM25 lists answered).
+    (applied when both the vector and the BM25 lists answered). ``relative_chance``: nor are
+    candidates whose chance is below this share of the best candidate's, so a query with a sure
+    answer stops early while one whose candidates look alike fills its budget (same condition).
     """
 
     method: Literal["learned", "rrf"] = "learned"
     learned: dict[str, float] = Field(default_factory=_learned_weights)
     token_cost: float = Field(default=0.5, ge=0.0, le=2.0)
     min_chance: float = Field(default=0.003, ge=0.0, lt=1.0)
+    relative_chance: float = Field(default=0.01, ge=0.0, lt=1.0)
     rrf_k: int = Field(default=60, ge=0)
     weights: dict[str, float] = Field(default_factory=_default_weights)
     participant_prior: float = Field(default=1.0, gt=0.0, le=1.0)

@@ -20,7 +20,7 @@ from datetime import datetime
 from analyzers import DisclosureLevel, QueryAnalysis
 from disclosure.pipeline.caches import DisclosureCaches
 from disclosure.pipeline.fusion import Candidate, fuse
-from disclosure.pipeline.ranking import Ask, rank
+from disclosure.pipeline.ranking import Ask, floored, rank
 from disclosure.pipeline.trace import Trace
 from disclosure.profiles import FusionConfig, LevelConfig
 from tiers import Memory, TieredStore
@@ -88,10 +88,13 @@ class Gatherer:
             depths = {"warm": config.warm_items, "cold": config.cold_items}
             ask = Ask(query=query, named=tuple(named), analysis=analysis, depths=depths)
             ranked = rank(lists, ask, self.fusion.learned, priors=priors)
-            if self.fusion.min_chance and lists.get("warm") and lists.get("cold"):
+            floors = self.fusion.min_chance or self.fusion.relative_chance
+            if floors and lists.get("warm") and lists.get("cold"):
                 # Only when the model saw both of its main inputs: with a tier disabled or
                 # down, every chance is underestimated and the floor would drop too much.
-                ranked = [c for c in ranked if c.fused >= self.fusion.min_chance]
+                ranked = floored(
+                    ranked, absolute=self.fusion.min_chance, relative=self.fusion.relative_chance
+                )
             return ranked
         return fuse(
             lists,

@@ -101,3 +101,25 @@ def test_the_profile_validates_the_weights() -> None:
     with pytest.raises(ValueError, match="unknown feature 'lexcial'"):
         FusionConfig(learned={"lexcial": 1.0})
     assert ProfileError  # profile files report the same message through ProfileError
+
+
+def test_the_chance_floors_drop_the_long_tail_of_a_sure_answer() -> None:
+    """Under the absolute floor, or under a share of the best chance, a candidate goes."""
+    from disclosure.pipeline.fusion import Candidate
+    from disclosure.pipeline.ranking import floored
+
+    chances = {"sure": 0.9, "maybe": 0.05, "tail": 0.008, "noise": 0.002}
+    ranked = [
+        Candidate(memory=memory(i, "Dana"), score=c, fused=c, tier="cold", tiers=("cold",))
+        for i, c in chances.items()
+    ]
+    kept = [c.id for c in floored(ranked, absolute=0.003, relative=0.01)]
+    assert kept == ["sure", "maybe"]  # 0.008 < 1% of 0.9
+    assert [c.id for c in floored(ranked, absolute=0.003, relative=0.0)] == [
+        "sure",
+        "maybe",
+        "tail",
+    ]
+    alike = [c for c in ranked if c.id != "sure"]  # no sure answer: the tail stays
+    assert [c.id for c in floored(alike, absolute=0.003, relative=0.01)] == ["maybe", "tail"]
+    assert floored([], absolute=0.003, relative=0.01) == []
