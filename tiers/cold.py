@@ -186,14 +186,7 @@ class ColdArchive:
         line_counter: LineCounter | None = None,
         citation_length: int = 6,
     ) -> None:
-        self.config = config or ColdConfig()
-        if not 1 <= citation_length <= MAX_CODE_LENGTH:
-            raise InvalidInputError(
-                f"citation_length must lie in 1..{MAX_CODE_LENGTH}, not {citation_length}"
-            )
-        self.citation_length = citation_length
-        self.tokenizer = tokenizer or Tokenizer()
-        self._line_counter = line_counter
+        self._settings(config, tokenizer, line_counter, citation_length)
         self._dir = Path(data_dir)
         try:
             self._dir.mkdir(parents=True, exist_ok=True)
@@ -217,6 +210,23 @@ class ColdArchive:
         except BaseException:
             self.close()
             raise
+
+    def _settings(
+        self,
+        config: ColdConfig | None,
+        tokenizer: Tokenizer | None,
+        line_counter: LineCounter | None,
+        citation_length: int,
+    ) -> None:
+        """What every archive backend sets up before opening its storage."""
+        self.config = config or ColdConfig()
+        if not 1 <= citation_length <= MAX_CODE_LENGTH:
+            raise InvalidInputError(
+                f"citation_length must lie in 1..{MAX_CODE_LENGTH}, not {citation_length}"
+            )
+        self.citation_length = citation_length
+        self.tokenizer = tokenizer or Tokenizer()
+        self._line_counter = line_counter
 
     # -- writing --------------------------------------------------------------------------------
 

@@ -29,10 +29,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tiers.bm25 import normalise
-from tiers.citations import MAX_CODE_LENGTH
 from tiers.cold import _PREDECESSOR, ArchiveTxn, ColdArchive, LineCounter
 from tiers.config import ColdConfig
-from tiers.errors import CorruptDataError, InvalidInputError, TierClosedError
+from tiers.errors import CorruptDataError, TierClosedError
 from tiers.memory import Memory, ScoredMemory
 from tiers.pg_bm25 import search as bm25_search
 from tiers.pg_bm25 import stage as bm25_stage
@@ -69,15 +68,8 @@ class PgArchive(ColdArchive):
         line_counter: LineCounter | None = None,
         citation_length: int = 6,
     ) -> None:
-        # ColdArchive.__init__ opens a SQLite file: everything it sets up is set up here instead.
-        self.config = config or ColdConfig()
-        if not 1 <= citation_length <= MAX_CODE_LENGTH:
-            raise InvalidInputError(
-                f"citation_length must lie in 1..{MAX_CODE_LENGTH}, not {citation_length}"
-            )
-        self.citation_length = citation_length
-        self.tokenizer = tokenizer or Tokenizer()
-        self._line_counter = line_counter
+        # ColdArchive.__init__ opens a SQLite file: the rest of what it sets up is set up here.
+        self._settings(config, tokenizer, line_counter, citation_length)
         self.namespace = namespace
         self.schema = schema_name(namespace)
         self.url = url
