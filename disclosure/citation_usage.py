@@ -17,6 +17,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from disclosure.sidefiles import open_side_db
 from tiers.errors import StorageError
 
 CITATION_FILE = "citations.sqlite3"
@@ -95,15 +96,7 @@ class CitationLog:
     def __init__(self, data_dir: Path | str) -> None:
         self.path = Path(data_dir) / CITATION_FILE
         self._lock = threading.Lock()
-        try:
-            self._conn = sqlite3.connect(
-                self.path, isolation_level=None, check_same_thread=False, timeout=30
-            )
-            self._conn.execute("PRAGMA journal_mode=WAL")
-            self._conn.execute("PRAGMA secure_delete=ON")
-            self._conn.executescript(_SCHEMA)
-        except sqlite3.Error as exc:
-            raise StorageError(f"{self.path}: cannot open the citation log: {exc}") from None
+        self._conn = open_side_db(self.path, _SCHEMA, "the citation log")
 
     def record(
         self,

@@ -61,3 +61,19 @@ def sqlite_is_sound(path: Path) -> str | None:
 
 
 __all__ = ["move_aside", "open_or_rebuild", "sqlite_is_sound"]
+
+
+def open_side_db(path: Path, schema: str, what: str) -> sqlite3.Connection:
+    """A side file's SQLite connection for any thread (autocommit, WAL, freed pages zeroed so
+    forgotten text does not linger) with ``schema`` applied; a failure is a StorageError that
+    names ``what`` the file holds."""
+    from tiers.errors import StorageError
+
+    try:
+        conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False, timeout=30)
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute("PRAGMA secure_delete=ON")
+        conn.executescript(schema)
+    except sqlite3.Error as exc:
+        raise StorageError(f"{path}: cannot open {what}: {exc}") from None
+    return conn

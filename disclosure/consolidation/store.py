@@ -18,6 +18,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
+from disclosure.sidefiles import open_side_db
 from tiers.errors import StorageError
 
 SUMMARY_FILE = "summaries.sqlite3"
@@ -103,15 +104,7 @@ class SummaryStore:
     def __init__(self, data_dir: Path | str) -> None:
         self.path = Path(data_dir) / SUMMARY_FILE
         self._lock = threading.RLock()
-        try:
-            self._conn = sqlite3.connect(
-                self.path, isolation_level=None, check_same_thread=False, timeout=30
-            )
-            self._conn.execute("PRAGMA journal_mode=WAL")
-            self._conn.execute("PRAGMA secure_delete=ON")
-            self._conn.executescript(_SCHEMA)
-        except sqlite3.Error as exc:
-            raise StorageError(f"{self.path}: cannot open the summaries: {exc}") from None
+        self._conn = open_side_db(self.path, _SCHEMA, "the summaries")
         self.version = 0  # bumped on every change: readers' caches key on it
 
     # -- reading ------------------------------------------------------------------------------
