@@ -22,11 +22,23 @@ def profile(role: str) -> Profile:
     return Profile.model_validate(data)
 
 
+def pool_of(role: str, root: Path) -> ControllerPool:
+    memory = ControllerPool(profile(role), root=root)
+    with memory.lease(memory.namespace(user="dana")) as controller:
+        controller.ingest([Memory(id="m1", content=ATTACK, session_id="s1")])
+    return memory
+
+
 @pytest.fixture(params=["user", "system"])
 def pool(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[ControllerPool]:
-    with ControllerPool(profile(request.param), root=tmp_path / "root") as memory:
-        with memory.lease(memory.namespace(user="dana")) as controller:
-            controller.ingest([Memory(id="m1", content=ATTACK, session_id="s1")])
+    with pool_of(request.param, tmp_path / "root") as memory:
+        yield memory
+
+
+@pytest.fixture
+def user_pool(tmp_path: Path) -> Iterator[ControllerPool]:
+    """The rule of its own applies only when memories go in a user-role block."""
+    with pool_of("user", tmp_path / "root") as memory:
         yield memory
 
 
@@ -48,9 +60,8 @@ def test_memories_are_quoted_data_below_a_standing_rule(pool: ControllerPool) ->
     assert sent[-1] == QUESTION
 
 
-def test_without_a_system_prompt_the_rule_gets_its_own(pool: ControllerPool) -> None:
-    if pool.profile.middleware.context_role != "user":
-        pytest.skip("the rule goes with the user-role block")
-    sent = DisclosureMiddleware(pool, namespace={"user": "dana"}).prepare([QUESTION]).messages
+def test_without_a_system_prompt_the_rule_gets_its_own(user_pool: ControllerPool) -> None:
+    wrapper = DisclosureMiddleware(user_pool, namespace={"user": "dana"})
+    sent = wrapper.prepare([QUESTION]).messages
     assert [m["role"] for m in sent] == ["system", "user", "user"]
-    assert sent[0]["content"] == pool.profile.middleware.memory_rule
+    assert sent[0]["content"] == user_pool.profile.middleware.memory_rule
