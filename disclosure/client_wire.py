@@ -11,23 +11,10 @@ from urllib.parse import quote
 
 import httpx
 
+from disclosure.error_codes import exception_for
 from tiers.errors import (
-    CorruptDataError,
-    DisclosureError,
-    DiskFullError,
-    IncompatibleDataError,
     InvalidInputError,
-    MemoryNotFoundError,
-    MemoryValidationError,
-    MissingDependencyError,
-    NamespaceError,
-    ProfileError,
-    RegistryError,
     ServiceError,
-    StorageError,
-    TierClosedError,
-    TierUnavailableError,
-    TokenizerError,
 )
 from tiers.reports import ForgetReport, IngestReport
 
@@ -67,31 +54,6 @@ _MEMORY_FIELDS = (
     "id", "content", "timestamp", "session_id", "kind", "speaker", "summary", "entities",
     "importance", "metadata",
 )  # fmt: skip
-# The API's stable error codes, back to the library's exceptions.
-_ERRORS: dict[str, type[DisclosureError]] = {
-    "invalid_namespace": NamespaceError,
-    "invalid_memory": MemoryValidationError,
-    "invalid_input": InvalidInputError,
-    "validation_error": InvalidInputError,
-    "query_too_long": InvalidInputError,
-    "history_too_long": InvalidInputError,
-    "too_many_memories": InvalidInputError,
-    "payload_too_large": InvalidInputError,
-    "bad_request": InvalidInputError,
-    "not_found": MemoryNotFoundError,
-    "unknown_disclosure": MemoryNotFoundError,
-    "unknown_name": RegistryError,
-    "profile_error": ProfileError,
-    "tokenizer_error": TokenizerError,
-    "incompatible_data": IncompatibleDataError,
-    "corrupt_data": CorruptDataError,
-    "unknown_namespace": InvalidInputError,  # older services: a read of an empty namespace
-    "disk_full": DiskFullError,
-    "storage_unavailable": StorageError,
-    "unavailable": TierClosedError,
-    "tier_unavailable": TierUnavailableError,
-    "missing_dependency": MissingDependencyError,
-}
 RETRIED = (httpx.ConnectError, httpx.ConnectTimeout)
 
 
@@ -282,7 +244,7 @@ def checked(response: httpx.Response) -> Any:
             code=code,
             status=response.status_code,
         )
-    kind = _ERRORS.get(code)
+    kind = exception_for(code)
     if kind is None:
         raise ServiceError(
             f"the memory service failed ({response.status_code} {code}): {message}",

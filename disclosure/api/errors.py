@@ -16,45 +16,11 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException
 
-from tiers.errors import (
-    CorruptDataError,
-    DisclosureError,
-    DiskFullError,
-    IncompatibleDataError,
-    InvalidInputError,
-    MemoryNotFoundError,
-    MemoryValidationError,
-    MissingDependencyError,
-    NamespaceError,
-    ProfileError,
-    RegistryError,
-    StorageError,
-    TierClosedError,
-    TierUnavailableError,
-    TokenizerError,
-    is_disk_full,
-)
+from disclosure.error_codes import ERROR_CODES
+from tiers.errors import DisclosureError, is_disk_full
 
 log = logging.getLogger(__name__)
 
-# most specific first: the first class an error is an instance of decides
-ERROR_CODES: tuple[tuple[type[Exception], int, str], ...] = (
-    (NamespaceError, 422, "invalid_namespace"),
-    (MemoryValidationError, 422, "invalid_memory"),
-    (InvalidInputError, 422, "invalid_input"),
-    (MemoryNotFoundError, 404, "not_found"),
-    (RegistryError, 422, "unknown_name"),
-    (ProfileError, 500, "profile_error"),
-    (TokenizerError, 500, "tokenizer_error"),
-    (IncompatibleDataError, 409, "incompatible_data"),
-    (CorruptDataError, 500, "corrupt_data"),
-    (DiskFullError, 507, "disk_full"),
-    (StorageError, 503, "storage_unavailable"),
-    (TierClosedError, 503, "unavailable"),
-    (TierUnavailableError, 503, "tier_unavailable"),
-    (MissingDependencyError, 500, "missing_dependency"),
-    (DisclosureError, 500, "internal_error"),
-)
 HTTP_CODES = {
     400: "bad_request",
     401: "unauthorized",

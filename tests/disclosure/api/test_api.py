@@ -12,6 +12,7 @@ from fastapi.testclient import TestClient
 from disclosure.api import ERROR_CODES, load_api_keys
 from disclosure.api.guards import RecentResults
 from disclosure.api.keys import ApiKeys
+from disclosure.error_codes import exception_for
 from tests.disclosure.api.conftest import API_KEY, sample_json
 from tiers.errors import InvalidInputError
 
@@ -323,3 +324,13 @@ def test_every_library_error_has_a_code() -> None:
     codes = [code for _, _, code in ERROR_CODES]
     assert len(codes) == len(set(codes))
     assert all(code.islower() and " " not in code for code in codes)
+
+
+def test_a_client_raises_again_the_class_the_server_mapped() -> None:
+    """One table serves both sides: each library error the server names comes back to a client
+    as the same class (an unexpected 500 stays a ServiceError: no class to name)."""
+    for kind, _status, code in ERROR_CODES:
+        expected = None if code == "internal_error" else kind
+        assert exception_for(code) is expected, code
+    assert exception_for("validation_error") is InvalidInputError
+    assert exception_for("no_such_code") is None
