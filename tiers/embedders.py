@@ -108,6 +108,9 @@ class QueryEmbeddingCache:
         self.embedder = embedder
         self.max_items = max_items
         self._items: OrderedDict[str, npt.NDArray[np.float32]] = OrderedDict()
+        # Queries being embedded now: a second caller waits for the first instead of embedding
+        # the same text again (a prefetch and the search it prepares for meet here).
+        self._running: dict[str, threading.Event] = {}
         self._lock = threading.Lock()
         self.hits = 0
         self.misses = 0
@@ -116,22 +119,42 @@ class QueryEmbeddingCache:
         return len(self._items)
 
     def vector(self, text: str) -> npt.NDArray[np.float32]:
-        """The embedding of ``text`` (1-D), from the cache when present."""
-        with self._lock:
-            found = self._items.get(text)
-            if found is not None:
-                self._items.move_to_end(text)
-                self.hits += 1
-                return found
-        vector = np.array(self.embedder.embed([text])[0], dtype=np.float32)
-        vector.flags.writeable = False
-        with self._lock:
-            self.misses += 1
-            if self.max_items > 0:
+        """The embedding of ``text`` (1-D), from the cache when present; while another thread
+        embeds the same text, its result is awaited."""
+        if self.max_items <= 0:  # nothing is kept, so nothing can be shared
+            with self._lock:
+                self.misses += 1
+            return self._embed(text)
+        while True:
+            with self._lock:
+                found = self._items.get(text)
+                if found is not None:
+                    self._items.move_to_end(text)
+                    self.hits += 1
+                    return found
+                running = self._running.get(text)
+                if running is None:
+                    done = self._running[text] = threading.Event()
+                    break
+            running.wait()  # then the loop finds its vector (or, if it failed, embeds itself)
+        try:
+            vector = self._embed(text)
+            with self._lock:
+                self.misses += 1
                 self._items[text] = vector
                 self._items.move_to_end(text)
                 while len(self._items) > self.max_items:
                     self._items.popitem(last=False)
+            return vector
+        finally:
+            with self._lock:
+                if self._running.get(text) is done:
+                    del self._running[text]
+            done.set()
+
+    def _embed(self, text: str) -> npt.NDArray[np.float32]:
+        vector = np.array(self.embedder.embed([text])[0], dtype=np.float32)
+        vector.flags.writeable = False
         return vector
 
     def clear(self) -> None:

@@ -390,6 +390,15 @@ class TieredStore:
             return self._search_warm(query, k)
         raise InvalidInputError(f"unknown tier {tier!r}; available: hot, warm, cold")
 
+    def prefetch(self, query: str) -> None:
+        """Start the work a warm search of ``query`` needs before it is searched (its
+        embedding); a no-op without a warm tier or for one that cannot prefetch."""
+        if self._closed or self.warm is None:
+            return
+        prefetch = getattr(self.warm, "prefetch", None)
+        if prefetch is not None:
+            prefetch(query)
+
     def _search_warm(self, query: str, k: int) -> list[ScoredMemory]:
         if self.warm is None:
             return []

@@ -196,6 +196,16 @@ class WarmTier:
             return []
         return self.search_vector(self._query_vector(query), k)
 
+    def prefetch(self, query: str) -> None:
+        """Embed ``query`` into the query cache now, so a search that follows finds its vector
+        (or waits for it) instead of embedding it then. Failures are left to that search."""
+        if self._closed or not query.strip():
+            return
+        try:
+            self._queries.vector(query)
+        except Exception:  # the search reports it, as a degraded tier
+            log.debug("prefetching a query embedding failed", exc_info=True)
+
     def _query_vector(self, query: str) -> npt.NDArray[np.float32]:
         """The (cached) query embedding; an embedder failure is a TierUnavailableError."""
         try:

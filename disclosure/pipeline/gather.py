@@ -122,6 +122,13 @@ class Gatherer:
             have.update((m.id, m) for m in self.store.get(missing))
         return [have[i] for i in ids if i in have]
 
+    def prefetch(self, query: str, named: Collection[str]) -> None:
+        """Embed the query the warm tier will search in the background, while the caller
+        analyses it: the search then finds the vector ready (or waits for it)."""
+        if self.fusion.strip_participants:
+            query = strip_names(query, named)
+        self.pool.submit(self.store.prefetch, query)
+
     def search_lists(
         self,
         query: str,

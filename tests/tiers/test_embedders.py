@@ -185,3 +185,50 @@ def test_a_disabled_query_cache_stores_nothing(onnx_embedder: OnnxEmbedder) -> N
     cache.vector("alpha")
     cache.vector("alpha")
     assert (len(cache), cache.hits, cache.misses) == (0, 0, 2)
+
+
+class _SlowCountingEmbedder:
+    """Blocks in ``embed`` until released, counting calls: two threads can ask at once."""
+
+    name = "slow-counting"
+    dimension = 3
+
+    def __init__(self, fail_first: bool = False) -> None:
+        import threading
+
+        self.calls = 0
+        self.started = threading.Event()
+        self.release = threading.Event()
+        self.fail_first = fail_first
+
+    def embed(self, texts: list[str]) -> list[list[float]]:
+        self.calls += 1
+        self.started.set()
+        self.release.wait(5)
+        if self.fail_first and self.calls == 1:
+            raise RuntimeError("embedder hiccup")
+        return [[float(len(t)), 0.0, 1.0] for t in texts]
+
+
+@pytest.mark.parametrize("fail_first", [False, True])
+def test_a_query_being_embedded_is_waited_for_not_embedded_twice(fail_first: bool) -> None:
+    """A prefetch and the search it prepares ask for the same query at once: one embedding
+    serves both; if the first attempt fails, the waiter embeds it itself instead of failing."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    embedder = _SlowCountingEmbedder(fail_first=fail_first)
+    cache = QueryEmbeddingCache(embedder, max_items=4)  # type: ignore[arg-type]
+    with ThreadPoolExecutor(2) as pool:
+        first = pool.submit(cache.vector, "where is billing?")
+        assert embedder.started.wait(5)
+        second = pool.submit(cache.vector, "where is billing?")
+        embedder.release.set()
+        if fail_first:
+            with pytest.raises(RuntimeError):
+                first.result(5)
+            assert list(second.result(5)) == [17.0, 0.0, 1.0]
+            assert embedder.calls == 2
+        else:
+            assert first.result(5) is second.result(5)
+            assert embedder.calls == 1
+    assert cache._running == {}
