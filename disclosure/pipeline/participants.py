@@ -21,8 +21,10 @@ from tiers import TieredStore
 _MIN_NAME = 2
 
 PG_SCHEMA = """
-CREATE TABLE IF NOT EXISTS participants (name TEXT PRIMARY KEY)
+CREATE TABLE IF NOT EXISTS participants (name TEXT PRIMARY KEY);
+CREATE TABLE IF NOT EXISTS participants_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)
 """
+_BACKFILLED = "backfilled"  # the names of memories stored before the table existed are in it
 
 
 class Participants:
@@ -81,12 +83,8 @@ class Participants:
 
     def _load(self, store: TieredStore) -> set[str]:
         if self._tables is not None:
-            names = {str(r[0]) for r in self._tables.rows("SELECT name FROM participants")}
-            if not names and store.count():  # a namespace stored before the names were shared
-                names = {m.speaker for m in store.iter_memories() if m.speaker}
-                if names:
-                    _insert(self._tables, names)
-            return names
+            _backfill(self._tables, store)
+            return {str(r[0]) for r in self._tables.rows("SELECT name FROM participants")}
         try:
             return set(json.loads(self.path.read_text(encoding="utf-8")))
         except FileNotFoundError:
@@ -101,6 +99,27 @@ class Participants:
         temporary = self.path.with_suffix(".tmp")
         temporary.write_text(json.dumps(sorted(self._names)), encoding="utf-8")
         temporary.replace(self.path)
+
+
+def _backfill(tables: SideTables, store: TieredStore) -> None:
+    """Once per namespace: the speakers of the memories stored before the names were kept in
+    the database (one replica scans the archive; the others wait for it, then skip)."""
+    done = f"SELECT 1 FROM participants_meta WHERE key = '{_BACKFILLED}'"
+    if tables.rows(done):
+        return
+    with tables.write() as conn:
+        if conn.execute(done).fetchall():
+            return
+        names = sorted({m.speaker for m in store.iter_memories() if m.speaker})
+        if names:
+            conn.executemany(
+                "INSERT INTO participants (name) VALUES (?) ON CONFLICT (name) DO NOTHING",
+                [(n,) for n in names],
+            )
+        conn.execute(
+            "INSERT INTO participants_meta (key, value) VALUES (?, '1') ON CONFLICT DO NOTHING",
+            (_BACKFILLED,),
+        )
 
 
 def _insert(tables: SideTables, names: Iterable[str]) -> None:

@@ -151,3 +151,24 @@ def test_an_embedded_namespace_keeps_its_side_files(tmp_path: Path, profile: Pro
         assert controller.consolidation.summaries.engine == "sqlite"
         files = _side_files(controller)
     assert {"participants.json", "citations.sqlite3", "summaries.sqlite3"} <= set(files)
+
+
+def test_a_namespace_stored_before_the_names_were_shared_gets_them_from_its_archive(
+    replicas: tuple[DisclosureController, DisclosureController, str],
+    pg_url: str,
+    tmp_path: Path,
+    profile: Profile,
+) -> None:
+    """A schema written by a version that kept participants in files (no participants tables):
+    the first replica to open it fills the table from the archive's speakers, once."""
+    one, _, namespace = replicas
+    one.ingest(hand_made())
+    schema = schema_name(namespace)
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        conn.execute(f'DROP TABLE "{schema}".participants, "{schema}".participants_meta')
+    with DisclosureController(profile, data_dir=tmp_path / "three" / namespace) as three:
+        assert set(three.participants) == {"Dana", "Marco", "Priya"}
+        assert three.participants.named_in("what did Marco plan?") == {"Marco"}
+    with psycopg.connect(pg_url) as conn:
+        marker = conn.execute(f'SELECT key FROM "{schema}".participants_meta').fetchall()
+    assert marker == [("backfilled",)]

@@ -302,9 +302,11 @@ def test_export_and_import_refuse_a_root_whose_service_runs(
     assert len(lines) == 1 and "Traceback" not in done.stderr
     assert f"pid {service.pid}" in lines[0] and "disclosure service stop" in lines[0]
     assert "go through the service" in lines[0]
-    with ControllerPool(lean, root=tmp_path / "elsewhere") as other:  # a valid export file
-        with other.lease(other.namespace(user="gil")) as controller:
-            controller.ingest([{"id": "g2", "content": "Gil moved the tin to the shelf."}])
+    with (
+        ControllerPool(lean, root=tmp_path / "elsewhere") as other,  # a valid export file
+        other.lease(other.namespace(user="gil")) as controller,
+    ):
+        controller.ingest([{"id": "g2", "content": "Gil moved the tin to the shelf."}])
     assert cli("export", "--root", str(tmp_path / "elsewhere"), "--user", "gil",
                "--profile", str(lean), "-o", str(exported)).returncode == 0  # fmt: skip
     for user in ("gil", "hal"):  # one the service has open, one it has not
