@@ -172,3 +172,33 @@ def test_a_namespace_stored_before_the_names_were_shared_gets_them_from_its_arch
     with psycopg.connect(pg_url) as conn:
         marker = conn.execute(f'SELECT key FROM "{schema}".participants_meta').fetchall()
     assert marker == [("backfilled",)]
+
+
+def test_two_replicas_consolidating_at_once_agree(
+    replicas: tuple[DisclosureController, DisclosureController, str],
+) -> None:
+    """Both replicas rebuild the same sessions at the same moment: each session's rewrite is
+    one transaction, one writer at a time, so neither fails and both read one set."""
+    one, two, _ = replicas
+    one.ingest(hand_made())
+    start = threading.Barrier(2)
+    errors: list[BaseException] = []
+
+    def run(controller: DisclosureController) -> None:
+        try:
+            start.wait()
+            for _ in range(3):
+                controller.consolidation.consolidator.run(include_working_set=True)
+        except BaseException as exc:  # reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=run, args=(c,)) for c in (one, two)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
+    mine = [(s.id, s.full_text, s.sources) for s in one.consolidation.summaries.all()]
+    theirs = [(s.id, s.full_text, s.sources) for s in two.consolidation.summaries.all()]
+    assert mine == theirs and len(mine) == 5  # 3 topics and 2 sessions
+    assert one.stats()["summaries"]["memories"] == 8 == two.stats()["summaries"]["memories"]
