@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import sqlite3
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -101,19 +101,39 @@ class PgTables(SideTables):
         self.where = f"schema {side.schema} ({name})"
 
     def rows(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
-        return [tuple(r) for r in self.side.execute(sql, params).fetchall()]
+        return [tuple(r) for r in self.side.execute(sql, _clean(params)).fetchall()]
 
     @contextmanager
     def write(self) -> Iterator[SqlConnection]:
         with self.side:
             self.side.lock(self.name)
-            yield self.side
+            yield _Cleaning(self.side)
 
     def erase(self, tables: Sequence[str]) -> None:
         self.side.vacuum(tables)
 
     def close(self) -> None:
         return None  # the connections are the archive's
+
+
+class _Cleaning:
+    """A connection whose text parameters lose the NUL characters PostgreSQL's text refuses
+    (a memory may hold one; its summary, its speaker's name or a query must still be kept)."""
+
+    def __init__(self, conn: SqlConnection) -> None:
+        self._conn = conn
+
+    def execute(self, sql: str, parameters: Any = (), /) -> Any:
+        return self._conn.execute(sql, _clean(parameters))
+
+    def executemany(self, sql: str, parameters: Iterable[Any], /) -> Any:
+        return self._conn.executemany(sql, [_clean(p) for p in parameters])
+
+
+def _clean(params: Sequence[Any]) -> tuple[Any, ...]:
+    return tuple(
+        p.replace("\x00", "\ufffd") if isinstance(p, str) and "\x00" in p else p for p in params
+    )
 
 
 def shared_tables(store: TieredStore | None, ddl: str, name: str) -> PgTables | None:

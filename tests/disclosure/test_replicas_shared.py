@@ -202,3 +202,22 @@ def test_two_replicas_consolidating_at_once_agree(
     theirs = [(s.id, s.full_text, s.sources) for s in two.consolidation.summaries.all()]
     assert mine == theirs and len(mine) == 5  # 3 topics and 2 sessions
     assert one.stats()["summaries"]["memories"] == 8 == two.stats()["summaries"]["memories"]
+
+
+def test_a_nul_character_does_not_fail_a_write_the_archive_took(
+    replicas: tuple[DisclosureController, DisclosureController, str],
+) -> None:
+    """PostgreSQL's text refuses NUL; the archive keeps memories as JSON, so a memory with one
+    is stored: its speaker's name, a query and a summary holding it are kept too (the NUL as
+    U+FFFD), never an error after the memory was written."""
+    one, two, _ = replicas
+    report = one.ingest(
+        [Memory(id="z1", content="the zebra\x00 plan moved", speaker="Ze\x00bra", session_id="s1")]
+    )
+    assert list(report.ids) == ["z1"]
+    assert "Ze\ufffdbra" in set(two.participants)
+    result = one.disclose("zebra\x00 plan?", level="detailed", now=NOW)
+    one.feedback(result, f"[{result.items[0].citation}]")
+    assert two.citations(top=1)[0].memory_id == "z1"
+    assert one.consolidate(include_working_set=True).written > 0
+    assert any("zebra\ufffd plan" in s.full_text for s in two.consolidation.summaries.all())
