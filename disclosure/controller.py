@@ -115,6 +115,8 @@ class DisclosureController(LongTermMemory):
             self.citation_log = CitationLog(
                 self.data_dir, tables=shared_tables(self.store, CITATIONS_PG, "citations")
             )
+            if self.citation_log.engine == "postgres":
+                _warn_of_unused_side_files(self.data_dir)
         except BaseException:
             self.store.close()
             raise
@@ -476,6 +478,25 @@ class DisclosureController(LongTermMemory):
                 if hit:
                     return hit[0]
         return None
+
+
+_LOCAL_SIDE_FILES = ("citations.sqlite3", "summaries.sqlite3", "participants.json")
+
+
+def _warn_of_unused_side_files(data_dir: Path) -> None:
+    """With a PostgreSQL archive the citation log, summaries and participants live in the
+    namespace's schema. Files a replica kept before (or an embedded store in this directory)
+    are no longer read, nor erased by a forget: say so, leave them to the operator."""
+    found = [name for name in _LOCAL_SIDE_FILES if (data_dir / name).exists()]
+    if found:
+        log.warning(
+            "%s holds %s, which this namespace no longer uses: with a PostgreSQL archive its "
+            "citation log, summaries and participants live in the database (files a forget does "
+            "not reach; export them from an embedded store first if you need them, then delete "
+            "them)",
+            data_dir,
+            ", ".join(found),
+        )
 
 
 def _style_of(profile: Profile) -> str:

@@ -221,3 +221,23 @@ def test_a_nul_character_does_not_fail_a_write_the_archive_took(
     assert two.citations(top=1)[0].memory_id == "z1"
     assert one.consolidate(include_working_set=True).written > 0
     assert any("zebra\ufffd plan" in s.full_text for s in two.consolidation.summaries.all())
+
+
+def test_side_files_left_in_a_replicas_directory_are_named_in_a_warning(
+    pg_url: str,
+    tmp_path: Path,
+    profile: Profile,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Files an earlier version kept per replica are not read any more, nor reached by a
+    forget: opening the namespace says which, so the operator can remove them."""
+    monkeypatch.setenv(DATABASE_URL_VARIABLE, pg_url)
+    directory = tmp_path / unique_namespace()
+    directory.mkdir()
+    (directory / "participants.json").write_text('["Old Name"]', encoding="utf-8")
+    with caplog.at_level("WARNING"), DisclosureController(profile, data_dir=directory) as c:
+        assert "Old Name" not in set(c.participants)
+    warned = [r.getMessage() for r in caplog.records if "no longer uses" in r.getMessage()]
+    assert len(warned) == 1 and "participants.json" in warned[0]
+    assert (directory / "participants.json").exists()  # left to the operator
