@@ -4,21 +4,20 @@
 or echoed its words, with the reply's time, the caller's session and the query; and one row per
 reply with its tokens and the full history's, so savings can be charted over time. The log
 answers "most used citations" and "where was this cited". Forgetting a memory removes its rows
-(on disk too: ``secure_delete``). Kept in ``citations.sqlite3`` in the data directory.
+(on disk too: ``secure_delete``; on PostgreSQL the tables are vacuumed). Kept in
+``citations.sqlite3`` in the data directory, or, with a PostgreSQL archive, in the namespace's
+schema (``citation_uses``, ``citation_replies``), where every replica logs and reads.
 """
 
 from __future__ import annotations
 
-import sqlite3
-import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from disclosure.sidefiles import open_side_db
-from tiers.errors import StorageError
+from disclosure.sidetables import SideTables, SqliteTables
 
 CITATION_FILE = "citations.sqlite3"
 USE_FIELDS = ("memory_id", "citation", "how", "at_us", "session_id", "query", "level")
@@ -44,6 +43,30 @@ CREATE TABLE IF NOT EXISTS replies (
     full_history_tokens INTEGER NOT NULL,
     used INTEGER NOT NULL
 );
+"""
+# The same rows in the namespace's PostgreSQL schema, in order of a sequence (SQLite's rowid).
+PG_SCHEMA = """
+CREATE TABLE IF NOT EXISTS citation_uses (
+    seq BIGSERIAL PRIMARY KEY,
+    memory_id TEXT NOT NULL,
+    citation TEXT NOT NULL,
+    how TEXT NOT NULL CHECK (how IN ('cited', 'echoed')),
+    at_us BIGINT NOT NULL,
+    session_id TEXT,
+    query TEXT NOT NULL,
+    level TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS citation_uses_by_memory ON citation_uses (memory_id, at_us);
+CREATE TABLE IF NOT EXISTS citation_replies (
+    seq BIGSERIAL PRIMARY KEY,
+    at_us BIGINT NOT NULL,
+    level TEXT NOT NULL,
+    budget INTEGER NOT NULL,
+    tokens_used INTEGER NOT NULL,
+    full_history_tokens BIGINT NOT NULL,
+    used INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS citation_replies_by_time ON citation_replies (at_us, seq);
 """
 
 
@@ -91,12 +114,25 @@ class ReplyPoint:
 
 
 class CitationLog:
-    """The citation usage log of one data directory. Thread-safe."""
+    """The citation usage log of one namespace. Thread-safe.
 
-    def __init__(self, data_dir: Path | str) -> None:
+    Embedded, it is ``citations.sqlite3`` in the data directory; with ``tables`` (the
+    namespace's PostgreSQL schema, see :func:`disclosure.sidetables.shared_tables`) its rows
+    are shared by every replica serving the namespace, so a reply logged through one is counted
+    through any other."""
+
+    def __init__(self, data_dir: Path | str, *, tables: SideTables | None = None) -> None:
         self.path = Path(data_dir) / CITATION_FILE
-        self._lock = threading.Lock()
-        self._conn = open_side_db(self.path, _SCHEMA, "the citation log")
+        if tables is None:
+            tables = SqliteTables(self.path, _SCHEMA, "the citation log")
+            self._uses, self._replies, self._order = "uses", "replies", "rowid"
+        else:  # "replies" is the adaptive budget's table in the namespace's schema
+            self._uses, self._replies, self._order = "citation_uses", "citation_replies", "seq"
+        self._tables = tables
+
+    @property
+    def engine(self) -> str:
+        return self._tables.engine
 
     def record(
         self,
@@ -117,19 +153,22 @@ class CitationLog:
              query[:MAX_QUERY_CHARS], level)
             for m, c, cited in used
         ]  # fmt: skip
-        with self._write() as conn:
-            conn.executemany("INSERT INTO uses VALUES (?,?,?,?,?,?,?)", rows)
+        with self._tables.write() as conn:
+            if rows:
+                conn.executemany(self._insert(self._uses, USE_FIELDS), rows)
             conn.execute(
-                "INSERT INTO replies VALUES (?,?,?,?,?,?)",
+                self._insert(self._replies, REPLY_FIELDS),
                 (moment, level, budget, tokens_used, full_history_tokens, len(used)),
             )
 
     def top(self, n: int = 10) -> list[CitationCount]:
         """The ``n`` most used memories (cited counts first, then all uses)."""
-        rows = self._rows(
-            "SELECT memory_id, MAX(citation), SUM(how = 'cited'), SUM(how = 'echoed'), "
-            "MAX(at_us) FROM uses GROUP BY memory_id "
-            "ORDER BY SUM(how = 'cited') DESC, COUNT(*) DESC, MAX(at_us) DESC, memory_id LIMIT ?",
+        cited = "SUM(CASE WHEN how = 'cited' THEN 1 ELSE 0 END)"
+        echoed = "SUM(CASE WHEN how = 'echoed' THEN 1 ELSE 0 END)"
+        rows = self._tables.rows(
+            f"SELECT memory_id, MAX(citation), {cited}, {echoed}, MAX(at_us) FROM {self._uses} "
+            f"GROUP BY memory_id ORDER BY {cited} DESC, COUNT(*) DESC, MAX(at_us) DESC, memory_id "
+            "LIMIT ?",
             (max(0, n),),
         )
         return [
@@ -138,9 +177,9 @@ class CitationLog:
 
     def where(self, memory_id: str, limit: int = 100) -> list[CitationUse]:
         """Where ``memory_id`` was used, newest first."""
-        rows = self._rows(
-            "SELECT memory_id, citation, how, at_us, session_id, query, level FROM uses "
-            "WHERE memory_id = ? ORDER BY at_us DESC, rowid DESC LIMIT ?",
+        rows = self._tables.rows(
+            f"SELECT memory_id, citation, how, at_us, session_id, query, level FROM {self._uses} "
+            f"WHERE memory_id = ? ORDER BY at_us DESC, {self._order} DESC LIMIT ?",
             (memory_id, max(0, limit)),
         )
         return [
@@ -151,9 +190,9 @@ class CitationLog:
 
     def replies(self, limit: int = 500) -> list[ReplyPoint]:
         """The last ``limit`` replies, oldest first."""
-        rows = self._rows(
-            "SELECT at_us, level, tokens_used, full_history_tokens, used FROM replies "
-            "ORDER BY at_us DESC, rowid DESC LIMIT ?",
+        rows = self._tables.rows(
+            f"SELECT at_us, level, tokens_used, full_history_tokens, used FROM {self._replies} "
+            f"ORDER BY at_us DESC, {self._order} DESC LIMIT ?",
             (max(0, limit),),
         )
         points = [
@@ -163,8 +202,12 @@ class CitationLog:
 
     def export_rows(self) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
         """Every use and every reply, in the order they were recorded (for export)."""
-        uses = self._rows(f"SELECT {', '.join(USE_FIELDS)} FROM uses ORDER BY rowid", ())
-        replies = self._rows(f"SELECT {', '.join(REPLY_FIELDS)} FROM replies ORDER BY rowid", ())
+        uses = self._tables.rows(
+            f"SELECT {', '.join(USE_FIELDS)} FROM {self._uses} ORDER BY {self._order}"
+        )
+        replies = self._tables.rows(
+            f"SELECT {', '.join(REPLY_FIELDS)} FROM {self._replies} ORDER BY {self._order}"
+        )
         return (
             [dict(zip(USE_FIELDS, row, strict=True)) for row in uses],
             [dict(zip(REPLY_FIELDS, row, strict=True)) for row in replies],
@@ -173,56 +216,48 @@ class CitationLog:
     def import_rows(
         self, uses: Sequence[Mapping[str, Any]], replies: Sequence[Mapping[str, Any]]
     ) -> tuple[int, int]:
-        """Append exported rows, skipping any already here exactly; (uses, replies) added."""
+        """Append exported rows, skipping any already here exactly; (uses, replies) added.
+        One transaction: a concurrent import of the same rows (another replica) adds them
+        once."""
         added: list[int] = []
-        for table, fields, rows in (("uses", USE_FIELDS, uses), ("replies", REPLY_FIELDS, replies)):
-            present = set(self._rows(f"SELECT {', '.join(fields)} FROM {table}", ()))
-            new = [t for t in (tuple(r[f] for f in fields) for r in rows) if t not in present]
-            marks = ", ".join("?" * len(fields))
-            with self._write() as conn:
-                conn.executemany(f"INSERT INTO {table} ({', '.join(fields)}) VALUES ({marks})", new)
-            added.append(len(new))
+        with self._tables.write() as conn:
+            for table, fields, rows in (
+                (self._uses, USE_FIELDS, uses),
+                (self._replies, REPLY_FIELDS, replies),
+            ):
+                present = {
+                    tuple(r) for r in conn.execute(f"SELECT {', '.join(fields)} FROM {table}")
+                }
+                new = []
+                for row in (tuple(r[f] for f in fields) for r in rows):
+                    if row not in present:
+                        present.add(row)
+                        new.append(row)
+                if new:
+                    conn.executemany(self._insert(table, fields), new)
+                added.append(len(new))
         return added[0], added[1]
 
     def forget(self, ids: Sequence[str]) -> int:
+        """Remove every use of ``ids`` (and, on disk, what the deleted rows held)."""
         if not ids:
             return 0
-        with self._write() as conn:
-            cursor = conn.executemany("DELETE FROM uses WHERE memory_id = ?", [(i,) for i in ids])
-            removed = int(cursor.rowcount)
-        with self._lock:  # the log would otherwise keep the deleted rows' old pages
-            self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        removed = 0
+        with self._tables.write() as conn:
+            for memory_id in dict.fromkeys(ids):
+                cursor = conn.execute(f"DELETE FROM {self._uses} WHERE memory_id = ?", (memory_id,))
+                removed += max(0, int(cursor.rowcount))
+        if removed:
+            self._tables.erase([self._uses])
         return removed
 
     def close(self) -> None:
-        with self._lock:
-            self._conn.close()
+        self._tables.close()
 
-    def _write(self) -> _Txn:
-        return _Txn(self)
-
-    def _rows(self, sql: str, params: tuple[object, ...]) -> list[tuple[Any, ...]]:
-        with self._lock:
-            try:
-                return list(self._conn.execute(sql, params).fetchall())
-            except sqlite3.Error as exc:
-                raise StorageError(f"{self.path}: {exc}") from None
-
-
-class _Txn:
-    def __init__(self, log: CitationLog) -> None:
-        self.log = log
-
-    def __enter__(self) -> sqlite3.Connection:
-        self.log._lock.acquire()
-        self.log._conn.execute("BEGIN IMMEDIATE")
-        return self.log._conn
-
-    def __exit__(self, exc_type: object, exc: object, tb: object) -> None:
-        try:
-            self.log._conn.execute("ROLLBACK" if exc_type else "COMMIT")
-        finally:
-            self.log._lock.release()
+    @staticmethod
+    def _insert(table: str, fields: Sequence[str]) -> str:
+        marks = ", ".join("?" * len(fields))
+        return f"INSERT INTO {table} ({', '.join(fields)}) VALUES ({marks})"
 
 
 def _us(moment: datetime) -> int:

@@ -29,9 +29,11 @@ from typing import Any
 
 from analyzers import DisclosureLevel, QueryAnalysis
 from disclosure.citation_styles import restyle
+from disclosure.citation_usage import PG_SCHEMA as CITATIONS_PG
 from disclosure.citation_usage import CitationLog
 from disclosure.consolidation.faces import LongTermMemory
 from disclosure.consolidation.service import Consolidation, with_overview
+from disclosure.consolidation.store import PG_SCHEMA as SUMMARIES_PG
 from disclosure.consolidation.summarize import SummarizerFn
 from disclosure.empty import analyzer_of, check_query, user_turns
 from disclosure.pipeline.budget import PG_SCHEMA, AdaptiveBudget, Usage, usage_summary
@@ -41,11 +43,13 @@ from disclosure.pipeline.expansion import decide
 from disclosure.pipeline.feedback import FeedbackReport, measure
 from disclosure.pipeline.gather import Gatherer
 from disclosure.pipeline.ingest import prepare
+from disclosure.pipeline.participants import PG_SCHEMA as PARTICIPANTS_PG
 from disclosure.pipeline.participants import Participants
 from disclosure.pipeline.trace import Trace
 from disclosure.pipeline.usemodel import UseSignals, signals_of
 from disclosure.profiles import Profile, load_profile
 from disclosure.result import DisclosedItem, DisclosureResult
+from disclosure.sidetables import shared_tables
 from formatters import (
     get_token_counter,
 )
@@ -91,7 +95,11 @@ class DisclosureController(LongTermMemory):
         try:
             self.caches = DisclosureCaches(self.data_dir / "cache", profile.caches)
             self.budget = self._adaptive_budget(profile)
-            self.participants = Participants(self.data_dir / "participants.json", self.store)
+            self.participants = Participants(
+                self.data_dir / "participants.json",
+                self.store,
+                tables=shared_tables(self.store, PARTICIPANTS_PG, "participants"),
+            )
             self._pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="disclosure")
             self.gatherer = Gatherer(self.store, profile.fusion, self.caches, self._pool)
             self.composer = Composer(profile, self.store, self.gatherer, self.counter)
@@ -102,8 +110,13 @@ class DisclosureController(LongTermMemory):
                 profile.consolidation,
                 citation_prefix=profile.citations.prefix,
                 summarizer=summarizer,
+                tables=shared_tables(self.store, SUMMARIES_PG, "summaries"),
             )
-            self.citation_log = CitationLog(self.data_dir)
+            self.citation_log = CitationLog(
+                self.data_dir, tables=shared_tables(self.store, CITATIONS_PG, "citations")
+            )
+            if self.citation_log.engine == "postgres":
+                _warn_of_unused_side_files(self.data_dir)
         except BaseException:
             self.store.close()
             raise
@@ -467,6 +480,25 @@ class DisclosureController(LongTermMemory):
                 if hit:
                     return hit[0]
         return None
+
+
+_LOCAL_SIDE_FILES = ("citations.sqlite3", "summaries.sqlite3", "participants.json")
+
+
+def _warn_of_unused_side_files(data_dir: Path) -> None:
+    """With a PostgreSQL archive the citation log, summaries and participants live in the
+    namespace's schema. Files a replica kept before (or an embedded store in this directory)
+    are no longer read, nor erased by a forget: say so, leave them to the operator."""
+    found = [name for name in _LOCAL_SIDE_FILES if (data_dir / name).exists()]
+    if found:
+        log.warning(
+            "%s holds %s, which this namespace no longer uses: with a PostgreSQL archive its "
+            "citation log, summaries and participants live in the database (files a forget does "
+            "not reach; export them from an embedded store first if you need them, then delete "
+            "them)",
+            data_dir,
+            ", ".join(found),
+        )
 
 
 def _style_of(profile: Profile) -> str:

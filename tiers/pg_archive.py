@@ -125,8 +125,11 @@ class PgArchive(ColdArchive):
 
     def erase(self) -> None:
         """Prune the dead row versions a deletion left in the namespace's tables."""
+        self._vacuum([name for name in TABLE_NAMES if name != "stats"])
+
+    def _vacuum(self, names: Sequence[str]) -> None:
         pool = self._live_pool()
-        tables = ", ".join(f'"{self.schema}".{name}' for name in TABLE_NAMES if name != "stats")
+        tables = ", ".join(f'"{self.schema}".{_identifier(name)}' for name in names)
         with translate_errors(self.where), pool.connection() as conn:
             conn.autocommit = True  # VACUUM runs outside a transaction
             try:
@@ -186,14 +189,15 @@ class PgArchive(ColdArchive):
 
     def side_connection(self, ddl: str) -> SideConnection:
         """A handle on this namespace's schema for a store of the layers above (the adaptive
-        budget's replies), whose tables ``ddl`` creates if they are missing; every replica
-        then reads and writes the same rows."""
+        budget's replies, the citation log, the summaries, the participants), whose tables
+        ``ddl`` creates if they are missing; every replica then reads and writes the same
+        rows."""
         with self._session() as conn:
             conn.raw.execute("SELECT pg_advisory_xact_lock(%s)", (self._lock_key,))
             for statement in ddl.split(";"):
                 if statement.strip():
                     conn.raw.execute(statement)
-        return SideConnection(self._session)
+        return SideConnection(self._session, schema=self.schema, vacuum=self._vacuum)
 
     # -- maintenance ----------------------------------------------------------------------------
 
@@ -255,3 +259,10 @@ class PgArchive(ColdArchive):
     def _all(self, sql: str, params: tuple[Any, ...]) -> list[Any]:
         with self._session() as conn:
             return conn.execute(sql, params).fetchall()
+
+
+def _identifier(name: str) -> str:
+    """A table name of this package's own, checked before it goes into a statement."""
+    if not name.replace("_", "").isalnum() or not name.isascii():
+        raise ValueError(f"not a table name: {name!r}")
+    return name

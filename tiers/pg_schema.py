@@ -18,7 +18,7 @@ import hashlib
 import logging
 import re
 import threading
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
@@ -225,12 +225,35 @@ class FetchedRows:
 
 class SideConnection:
     """A ``sqlite3``-like handle on one namespace's schema for the stores above the tiers (the
-    adaptive budget's reply history): ``execute``/``executemany`` with ``?`` placeholders, each
-    statement in a pooled transaction of its own, or ``with handle:`` for several in one."""
+    adaptive budget's reply history, the citation log, the summaries, the participants):
+    ``execute``/``executemany`` with ``?`` placeholders, each statement in a pooled transaction
+    of its own, or ``with handle:`` for several in one. :meth:`lock` serialises one store's
+    writers on every replica; :meth:`vacuum` prunes what a deletion left behind."""
 
-    def __init__(self, opener: Callable[[], AbstractContextManager[PgConnection]]) -> None:
+    def __init__(
+        self,
+        opener: Callable[[], AbstractContextManager[PgConnection]],
+        *,
+        schema: str = "",
+        vacuum: Callable[[Sequence[str]], None] | None = None,
+    ) -> None:
         self._opener = opener
         self._local = threading.local()
+        self.schema = schema
+        self._vacuum = vacuum
+
+    def lock(self, name: str) -> None:
+        """Inside ``with handle:``: wait until no other transaction (of any replica) holds the
+        lock ``name`` of this namespace, and hold it until this transaction ends."""
+        conn, _ = self._open()
+        if conn is None:
+            raise RuntimeError("SideConnection.lock needs an open transaction (with handle:)")
+        conn.raw.execute("SELECT pg_advisory_xact_lock(%s)", (lock_key(f"{self.schema}/{name}"),))
+
+    def vacuum(self, tables: Sequence[str]) -> None:
+        """Prune the dead row versions deletions left in ``tables`` (of this schema)."""
+        if self._vacuum is not None and tables:
+            self._vacuum(tables)
 
     def _open(self) -> tuple[PgConnection | None, AbstractContextManager[PgConnection] | None]:
         return getattr(self._local, "conn", None), getattr(self._local, "scope", None)

@@ -12,7 +12,7 @@ import os
 import sys
 from pathlib import Path
 
-from disclosure.cli.common import add_store_options, describe, open_store
+from disclosure.cli.common import add_store_options, describe, open_store, root_of
 from disclosure.namespaces import NAMESPACE_PARTS
 
 EXIT_CONFLICTS = 1
@@ -50,9 +50,28 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     imp.set_defaults(handler=_import)
 
 
+def _refuse_behind_a_service(args: argparse.Namespace, command: str) -> None:
+    """Export and import open the store themselves: on a root whose local service runs, an
+    import would write behind its back (its hot sets and caches would never see it), and an
+    export would read stores the service may be writing. Refused, before anything is opened."""
+    from disclosure.service import find_service
+    from tiers.errors import ServiceError
+
+    root = root_of(args)
+    info = find_service(root)
+    if info is not None:
+        raise ServiceError(
+            f"the local service (pid {info.pid}, {info.url}) owns {root}: `disclosure "
+            f"{command}` opens the store itself and would go behind its back; stop the service "
+            f"first (`disclosure service stop --root {root}`) and run it again, or go through "
+            "the service (the other commands, MemoryClient.for_root) instead"
+        )
+
+
 def _export(args: argparse.Namespace) -> int:
     from disclosure.transfer import export_namespace
 
+    _refuse_behind_a_service(args, "export")
     with open_store(args, create=False) as (controller, namespace):
         if args.output is None:
             report = export_namespace(controller, sys.stdout, namespace=namespace.as_dict())
@@ -79,6 +98,7 @@ def _export(args: argparse.Namespace) -> int:
 def _import(args: argparse.Namespace) -> int:
     from disclosure.transfer import import_namespace, read_export
 
+    _refuse_behind_a_service(args, "import")
     if str(args.file) == "-":
         export = read_export(sys.stdin, source="standard input")
     else:

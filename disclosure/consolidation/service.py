@@ -15,6 +15,7 @@ from disclosure.consolidation.consolidator import ConsolidationReport, Consolida
 from disclosure.consolidation.search import SummaryHit, SummaryIndex
 from disclosure.consolidation.store import Summary, SummaryStore
 from disclosure.consolidation.summarize import SummarizerFn
+from disclosure.sidetables import SideTables
 from formatters.base import Rendered
 from formatters.safety import neutralize
 from formatters.tokens import TokenCounter
@@ -51,7 +52,7 @@ class CollapsedSession:
 
 
 class Consolidation:
-    """Summaries of one data directory. Thread-safe."""
+    """Summaries of one namespace. Thread-safe."""
 
     def __init__(
         self,
@@ -61,9 +62,12 @@ class Consolidation:
         *,
         citation_prefix: str,
         summarizer: SummarizerFn | None = None,
+        tables: SideTables | None = None,
     ) -> None:
+        """``tables``: where the summaries live when not in ``data_dir`` (the namespace's
+        PostgreSQL schema, shared by every replica)."""
         self.config = config
-        self.summaries = SummaryStore(data_dir)
+        self.summaries = SummaryStore(data_dir, tables=tables)
         self.index = SummaryIndex(self.summaries, store.tokenizer)
         self.consolidator = Consolidator(
             store,

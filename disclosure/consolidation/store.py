@@ -1,4 +1,5 @@
-"""Where summaries live: ``summaries.sqlite3`` in the data directory, beside the archive.
+"""Where summaries live: ``summaries.sqlite3`` in the data directory, beside the archive, or,
+with a PostgreSQL archive, the namespace's schema, where every replica reads and writes them.
 
 A summary is written at three detail levels (an index line, a short paragraph, the full
 consolidated text) and linked to the memories it was built from; those stay in the archive,
@@ -9,17 +10,15 @@ overwritten on disk (``secure_delete``): a forgotten memory's words do not linge
 
 from __future__ import annotations
 
-import sqlite3
-import threading
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
-from disclosure.sidefiles import open_side_db
-from tiers.errors import StorageError
+from disclosure.sidetables import SideTables, SqliteTables
+from tiers.sql import SqlConnection
 
 SUMMARY_FILE = "summaries.sqlite3"
 SummaryKind = Literal["topic", "session"]
@@ -54,6 +53,44 @@ CREATE TABLE IF NOT EXISTS consolidated (
     content_sha TEXT NOT NULL
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS consolidated_by_session ON consolidated (session_id);
+"""
+# The same tables in the namespace's PostgreSQL schema (its ``meta`` is the archive's, so the
+# summaries' is ``summary_meta``), and the version every replica's summary index keys on.
+PG_SCHEMA = """
+CREATE TABLE IF NOT EXISTS summary_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS summaries (
+    id TEXT PRIMARY KEY,
+    kind TEXT NOT NULL CHECK (kind IN ('topic', 'session')),
+    session_id TEXT NOT NULL,
+    position INTEGER NOT NULL,
+    topic TEXT NOT NULL,
+    start_us BIGINT NOT NULL,
+    end_us BIGINT NOT NULL,
+    index_line TEXT NOT NULL,
+    paragraph TEXT NOT NULL,
+    full_text TEXT NOT NULL,
+    summarizer TEXT NOT NULL,
+    created_us BIGINT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS summaries_by_session ON summaries (session_id, kind, position);
+CREATE TABLE IF NOT EXISTS summary_sources (
+    summary_id TEXT NOT NULL,
+    memory_id TEXT NOT NULL,
+    position INTEGER NOT NULL,
+    PRIMARY KEY (summary_id, memory_id)
+);
+CREATE INDEX IF NOT EXISTS sources_by_memory ON summary_sources (memory_id);
+CREATE TABLE IF NOT EXISTS consolidated (
+    memory_id TEXT PRIMARY KEY,
+    session_id TEXT NOT NULL,
+    content_sha TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS consolidated_by_session ON consolidated (session_id);
+CREATE TABLE IF NOT EXISTS summary_version (
+    one BOOLEAN PRIMARY KEY DEFAULT TRUE CHECK (one),
+    version BIGINT NOT NULL DEFAULT 0
+);
+INSERT INTO summary_version (one) VALUES (TRUE) ON CONFLICT DO NOTHING;
 """
 
 
@@ -99,13 +136,34 @@ def _dt(us: int) -> datetime:
 
 
 class SummaryStore:
-    """Summaries, their sources and what has been consolidated, in one SQLite file. Thread-safe."""
+    """Summaries, their sources and what has been consolidated. Thread-safe.
 
-    def __init__(self, data_dir: Path | str) -> None:
+    Embedded, one SQLite file in the data directory; with ``tables`` (the namespace's
+    PostgreSQL schema, see :func:`disclosure.sidetables.shared_tables`) rows every replica
+    reads and writes, one writer at a time, and :attr:`version` kept in the database so each
+    replica's summary index sees another's consolidation."""
+
+    def __init__(self, data_dir: Path | str, *, tables: SideTables | None = None) -> None:
         self.path = Path(data_dir) / SUMMARY_FILE
-        self._lock = threading.RLock()
-        self._conn = open_side_db(self.path, _SCHEMA, "the summaries")
-        self.version = 0  # bumped on every change: readers' caches key on it
+        if tables is None:
+            tables = SqliteTables(self.path, _SCHEMA, "the summaries")
+            self._meta = "meta"
+        else:  # "meta" is the archive's own table in the namespace's schema
+            self._meta = "summary_meta"
+        self._tables = tables
+        self._local_version = 0
+
+    @property
+    def engine(self) -> str:
+        return self._tables.engine
+
+    @property
+    def version(self) -> int:
+        """Changes on every write: readers' caches key on it (on PostgreSQL, any replica's)."""
+        if self._tables.engine == "sqlite":
+            return self._local_version
+        rows = self._tables.rows("SELECT version FROM summary_version")
+        return int(rows[0][0]) if rows else 0
 
     # -- reading ------------------------------------------------------------------------------
 
@@ -130,18 +188,18 @@ class SummaryStore:
         return self._summaries("WHERE kind = ? ORDER BY session_id, position", (kind,))
 
     def count(self) -> dict[str, int]:
-        rows = self._rows("SELECT kind, COUNT(*) FROM summaries GROUP BY kind", ())
+        rows = self._tables.rows("SELECT kind, COUNT(*) FROM summaries GROUP BY kind")
         counts = {"topic": 0, "session": 0} | {str(k): int(n) for k, n in rows}
-        consolidated = self._rows("SELECT COUNT(*) FROM consolidated", ())
+        consolidated = self._tables.rows("SELECT COUNT(*) FROM consolidated")
         return {**counts, "memories": int(consolidated[0][0])}
 
     def consolidated(self) -> dict[str, tuple[str, str]]:
         """memory id -> (session id, content hash) of every memory a summary covers."""
-        rows = self._rows("SELECT memory_id, session_id, content_sha FROM consolidated", ())
+        rows = self._tables.rows("SELECT memory_id, session_id, content_sha FROM consolidated")
         return {str(m): (str(s), str(h)) for m, s, h in rows}
 
     def meta(self, key: str) -> str | None:
-        rows = self._rows("SELECT value FROM meta WHERE key = ?", (key,))
+        rows = self._tables.rows(f"SELECT value FROM {self._meta} WHERE key = ?", (key,))
         return str(rows[0][0]) if rows else None
 
     # -- writing ------------------------------------------------------------------------------
@@ -159,21 +217,29 @@ class SummaryStore:
             self._delete_session(conn, session_id)
             for summary in summaries:
                 conn.execute(
-                    "INSERT INTO summaries VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+                    "INSERT INTO summaries (id, kind, session_id, position, topic, start_us, "
+                    "end_us, index_line, paragraph, full_text, summarizer, created_us) "
+                    "VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
                     (
                         summary.id, summary.kind, summary.session_id, summary.position,
                         summary.topic, _us(summary.start), _us(summary.end), summary.index_line,
                         summary.paragraph, summary.full_text, summary.summarizer, _us(now),
                     ),
                 )  # fmt: skip
+                if summary.sources:
+                    conn.executemany(
+                        "INSERT INTO summary_sources (summary_id, memory_id, position) "
+                        "VALUES (?,?,?)",
+                        [(summary.id, m, i) for i, m in enumerate(summary.sources)],
+                    )
+            rows = [(m, session_id, sha) for m, sha in covered]
+            if rows:
                 conn.executemany(
-                    "INSERT INTO summary_sources VALUES (?,?,?)",
-                    [(summary.id, m, i) for i, m in enumerate(summary.sources)],
+                    "INSERT INTO consolidated (memory_id, session_id, content_sha) VALUES (?,?,?) "
+                    "ON CONFLICT (memory_id) DO UPDATE SET session_id = excluded.session_id, "
+                    "content_sha = excluded.content_sha",
+                    rows,
                 )
-            conn.executemany(
-                "INSERT INTO consolidated VALUES (?,?,?)",
-                [(m, session_id, sha) for m, sha in covered],
-            )
 
     def drop_session(self, session_id: str) -> None:
         with self._transaction() as conn:
@@ -181,21 +247,24 @@ class SummaryStore:
 
     def set_meta(self, key: str, value: str) -> None:
         with self._transaction() as conn:
-            conn.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, value))
+            conn.execute(
+                f"INSERT INTO {self._meta} (key, value) VALUES (?, ?) "
+                "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                (key, value),
+            )
 
     def checkpoint(self) -> None:
-        """Fold the write-ahead log into the file and empty it (after a forget: the log would
-        otherwise keep the deleted rows' old pages)."""
-        with self._lock:
-            self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        """After a forget: make the deleted rows' words unreadable on disk (SQLite folds its
+        write-ahead log, which would keep the old pages, into the zeroed file; PostgreSQL
+        vacuums the tables' dead row versions)."""
+        self._tables.erase(["summaries", "summary_sources", "consolidated"])
 
     def close(self) -> None:
-        with self._lock:
-            self._conn.close()
+        self._tables.close()
 
     # -- internals ----------------------------------------------------------------------------
 
-    def _delete_session(self, conn: sqlite3.Connection, session_id: str) -> None:
+    def _delete_session(self, conn: SqlConnection, session_id: str) -> None:
         conn.execute(
             "DELETE FROM summary_sources WHERE summary_id IN "
             "(SELECT id FROM summaries WHERE session_id = ?)",
@@ -205,27 +274,18 @@ class SummaryStore:
         conn.execute("DELETE FROM consolidated WHERE session_id = ?", (session_id,))
 
     @contextmanager
-    def _transaction(self) -> Iterator[sqlite3.Connection]:
-        with self._lock:
-            try:
-                self._conn.execute("BEGIN IMMEDIATE")
-                yield self._conn
-                self._conn.execute("COMMIT")
-            except BaseException:
-                if self._conn.in_transaction:
-                    self._conn.execute("ROLLBACK")
-                raise
-            self.version += 1
-
-    def _rows(self, sql: str, params: tuple[object, ...]) -> list[tuple[Any, ...]]:
-        with self._lock:
-            try:
-                return list(self._conn.execute(sql, params).fetchall())
-            except sqlite3.Error as exc:
-                raise StorageError(f"{self.path}: {exc}") from None
+    def _transaction(self) -> Iterator[SqlConnection]:
+        """One write, serialised with every other writer of these summaries; the version moves
+        with it (on PostgreSQL in the same transaction, so no replica reads new rows under an
+        old version)."""
+        with self._tables.write() as conn:
+            yield conn
+            if self._tables.engine == "postgres":
+                conn.execute("UPDATE summary_version SET version = version + 1")
+        self._local_version += 1
 
     def _summaries(self, where: str, params: tuple[object, ...]) -> list[Summary]:
-        rows = self._rows(
+        rows = self._tables.rows(
             "SELECT id, kind, session_id, position, topic, start_us, end_us, index_line, "
             f"paragraph, full_text, summarizer FROM summaries {where}",
             params,
@@ -235,7 +295,7 @@ class SummaryStore:
         for start in range(0, len(ids), 500):
             chunk = ids[start : start + 500]
             marks = ",".join("?" * len(chunk))
-            for summary_id, memory_id in self._rows(
+            for summary_id, memory_id in self._tables.rows(
                 f"SELECT summary_id, memory_id FROM summary_sources WHERE summary_id IN ({marks}) "
                 "ORDER BY summary_id, position",
                 tuple(chunk),

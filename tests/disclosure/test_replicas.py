@@ -181,6 +181,55 @@ def test_two_replicas_serve_every_namespace_and_survive_a_kill(pg_url: str, tmp_
             process.stderr.close()  # type: ignore[union-attr]
 
 
+def test_citations_and_summaries_recorded_through_one_served_replica_are_read_through_another(
+    pg_url: str, tmp_path: Path
+) -> None:
+    """Two `disclosure serve --database-url` processes: a reply's citations fed back and a
+    consolidation run through one are listed by the other's /v1/citations and /v1/summaries,
+    and a forget through the other removes them for both."""
+    profile = tmp_path / "lean.yaml"
+    profile.write_text(make_lean_profile().to_yaml(), encoding="utf-8")
+    (a, proc_a), (b, proc_b) = (
+        _start_replica(tmp_path / name, profile, pg_url) for name in ("a", "b")
+    )
+    try:
+        _wait_healthy(a, proc_a)
+        _wait_healthy(b, proc_b)
+        user = {"user": "ivy"}
+        with httpx.Client(timeout=60) as client:
+            ingested = client.post(
+                f"{a}/v1/ingest", params=user, json={"memories": _turns("ivy", 0, 6)}
+            )
+            assert ingested.status_code == 200
+            query = {"query": "where did the ivyzeta0 ledger move?"}
+            shown = client.post(f"{a}/v1/disclose", params=user, json=query).json()
+            first = shown["items"][0]
+            fed = client.post(f"{a}/v1/feedback", params=user, json={
+                "disclosure_id": shown["disclosure_id"], "reply": f"See [{first['citation']}].",
+            })  # fmt: skip
+            assert fed.status_code == 200 and fed.json()["cited"] == [first["id"]]
+            done = client.post(f"{a}/v1/consolidate", params=user, json={"all": True})
+            assert done.status_code == 200 and done.json()["written"] > 0
+
+            counted = client.post(f"{b}/v1/citations", params=user, json={"top": 5}).json()
+            assert [c["memory_id"] for c in counted["citations"]] == [first["id"]]
+            summaries = client.get(f"{b}/v1/summaries", params=user).json()["summaries"]
+            assert summaries and any(first["id"] in s["sources"] for s in summaries)
+
+            gone = client.request("DELETE", f"{b}/v1/memories/{first['id']}", params=user)
+            assert gone.status_code == 200, gone.text
+            counted = client.post(f"{a}/v1/citations", params=user, json={"top": 5}).json()
+            assert counted["citations"] == []
+            summaries = client.get(f"{a}/v1/summaries", params=user).json()["summaries"]
+            assert summaries and not any(first["id"] in s["sources"] for s in summaries)
+    finally:
+        for process in (proc_a, proc_b):
+            if process.poll() is None:
+                process.kill()
+            process.wait(timeout=30)
+            process.stderr.close()  # type: ignore[union-attr]
+
+
 def test_forget_all_drops_the_namespace_from_the_database(
     pg_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -286,6 +286,39 @@ def test_a_pool_on_a_served_root_hands_out_the_service(
             pool.acquire(erin)
 
 
+def test_export_and_import_refuse_a_root_whose_service_runs(
+    shared: tuple[Path, Path, ServiceInfo], tmp_path: Path
+) -> None:
+    """Both open the store themselves: behind the service's back an import would be invisible
+    to its caches. One line says to stop the service or go through it; nothing is written."""
+    root, lean, service = shared
+    scope = ["--root", str(root), "--user", "gil", "--profile", str(lean)]
+    with MemoryClient.for_root(root, namespace={"user": "gil"}) as client:
+        client.ingest([{"id": "g1", "content": "Gil keeps the spare keys in the blue tin."}])
+    exported = tmp_path / "gil.jsonl"
+    done = cli("export", *scope, "-o", str(exported))
+    assert done.returncode == 1 and not exported.exists()
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in done.stderr
+    assert f"pid {service.pid}" in lines[0] and "disclosure service stop" in lines[0]
+    assert "go through the service" in lines[0]
+    with (
+        ControllerPool(lean, root=tmp_path / "elsewhere") as other,  # a valid export file
+        other.lease(other.namespace(user="gil")) as controller,
+    ):
+        controller.ingest([{"id": "g2", "content": "Gil moved the tin to the shelf."}])
+    assert cli("export", "--root", str(tmp_path / "elsewhere"), "--user", "gil",
+               "--profile", str(lean), "-o", str(exported)).returncode == 0  # fmt: skip
+    for user in ("gil", "hal"):  # one the service has open, one it has not
+        target = ["--root", str(root), "--user", user, "--profile", str(lean)]
+        refused = cli("import", str(exported), *target, "--merge")
+        assert refused.returncode == 1 and len(refused.stderr.strip().splitlines()) == 1
+        assert "disclosure service stop" in refused.stderr and "Traceback" not in refused.stderr
+    with MemoryClient.for_root(root, namespace={"user": "gil"}) as client:
+        assert client.stats()["store"]["cold"] == 1  # nothing was imported behind its back
+    assert all(parts.get("user") != "hal" for parts, _ in iter_namespaces(root))
+
+
 def test_an_unreachable_service_is_a_service_error() -> None:
     """Connection errors are retried, then reported as ServiceError (never httpx's)."""
     with (

@@ -61,6 +61,12 @@ def fill(pool: ControllerPool, user: str = "dana") -> None:
         assert c.consolidate(include_working_set=True).written > 0
 
 
+def side_files(directory: Path) -> list[str]:
+    """The side stores' files in a namespace's data directory."""
+    names = ("participants.json", "citations.sqlite3", "summaries.sqlite3", "usage.sqlite3")
+    return sorted(p.name for p in directory.iterdir() if p.name.startswith(names))
+
+
 def export_text(pool: ControllerPool, user: str = "dana") -> str:
     out = io.StringIO()
     namespace = pool.namespace(user=user)
@@ -237,9 +243,16 @@ def test_a_namespace_moves_from_postgresql_to_sqlite_and_back(
     with ControllerPool(lean_profile, root=tmp_path / "pg") as source:
         fill(source, user="mover")
         first = export_text(source, user="mover")
+        assert side_files(namespace_dir(source.root, source.namespace(user="mover"))) == []
     memories = [json.loads(line) for line in first.splitlines()]
     assert SECRET not in first
     assert sorted(r["id"] for r in memories if r["type"] == "memory") == ["t0", "t1", "t4"]
+    kinds = [r["type"] for r in memories]  # the side stores, read from the PostgreSQL schema
+    assert {"summaries", "citation_use", "citation_reply", "budget_reply"} <= set(kinds)
+    assert "Ravi" in next(r["names"] for r in memories if r["type"] == "participants")
+    assert not any(r.get("memory_id") == "t2" for r in memories)  # forgotten: its uses too
+    with ControllerPool(lean_profile, root=tmp_path / "replica") as replica:  # another replica
+        assert export_text(replica, user="mover") == first  # reads the same rows, no files
     monkeypatch.delenv(DATABASE_URL_VARIABLE)
     with ControllerPool(lean_profile, root=tmp_path / "lite") as lite:
         with lite.lease(lite.namespace(user="mover")) as c:
@@ -252,4 +265,7 @@ def test_a_namespace_moves_from_postgresql_to_sqlite_and_back(
             report = import_namespace(c, read_export(second.splitlines(keepends=True)))
             assert (report.memories, report.conflicts) == (3, [])
         third = export_text(back, user="returned")
+        assert side_files(namespace_dir(back.root, back.namespace(user="returned"))) == []
     assert REPLACED_AT.sub("", third).replace("returned", "mover") == REPLACED_AT.sub("", first)
+    with ControllerPool(lean_profile, root=tmp_path / "replica") as replica:
+        assert export_text(replica, user="returned") == third  # imported into PostgreSQL
