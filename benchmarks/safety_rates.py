@@ -372,6 +372,15 @@ FRESH_3_BENIGN = [
 ]
 
 
+def _fresh_4() -> tuple[list[str], list[str]]:
+    """fresh_4 (benchmarks/injection_bank/fresh_4.txt): written before the classifier was
+    trained, never trained or tuned on."""
+    from benchmarks.train_injection_model import read_bank
+
+    items = read_bank(ROOT / "benchmarks" / "injection_bank" / "fresh_4.txt")
+    return [i.text for i in items if i.label], [i.text for i in items if not i.label]
+
+
 def _latency(texts: list[str]) -> dict[str, float]:
     from formatters import safety
 
@@ -433,6 +442,7 @@ def main() -> int:
         "fresh": _rates(FRESH_ATTACKS, FRESH_BENIGN),
         "fresh_2": _rates(FRESH_2_ATTACKS, FRESH_2_BENIGN),
         "fresh_3": _rates(FRESH_3_ATTACKS, FRESH_3_BENIGN),
+        "fresh_4": _rates(*_fresh_4()),
     }
     print(
         f"{'corpus':<12} {'attacks':>8} {'detected':>9} {'rate':>6} "
