@@ -13,15 +13,24 @@ Corpora, and how far each was tuned on:
   then in place: 7 of 30 attacks and 2 of 30 benign flagged. Its misses were then looked at
   while building the signals, so its figure since is a tuned one too.
 - ``fresh_3`` (30 + 30): written after the last change to the rules and never tuned on: the
-  honest estimate of what the filter catches of attacks nobody fitted it to: 12 of 30 attacks
+  honest estimate of what the rules catch of attacks nobody fitted them to: 12 of 30 attacks
   and 1 of 30 benign flagged. (It was written before two last small changes, which a chat
   transcript in the test suite called for: speaker labels are not addresses, and one shape rule
-  weighs 0.6; it was first measured after them, and nothing was changed since.)
+  weighs 0.6; it was first measured after them, and nothing was changed since.) With the
+  learned classifier (:mod:`formatters.injection_model`) first measured at 28 of 30 attacks and
+  2 of 30 benign, never trained on; but the bank the classifier learned from was written by
+  someone who had read these texts and the README's list of what they showed slipping
+  through, so the figure is not blind.
+- ``fresh_4`` (20 + 20, benchmarks/injection_bank/fresh_4.txt): written before the classifier
+  was first trained, never trained or tuned on; first measured at 18 of 20 attacks and 0 of 20
+  benign. Same author as the training bank.
 
 Latency is the uncached scan of each text of the development and broad corpora (p50 / p95
 wall clock, p95 CPU time of the scanning thread, which other processes on a busy machine do
-not inflate) and of a 4 KB memory. Prints a table and writes
-benchmarks/results/safety_rates.json.
+not inflate; the same with the rules alone), of a 4 KB memory, of the memories of the sample
+conversation, and what one ``disclose`` on the sample conversation pays for scanning the texts
+it shows when none was scanned before (results are cached per text after that). Prints a
+table and writes benchmarks/results/safety_rates.json.
 
     python -m benchmarks.safety_rates      (from the repository root)
 """
@@ -465,29 +474,31 @@ def _disclose_cost() -> dict[str, float]:
 
     calls, texts_per_call = [], []
     scan_ms: dict[str, list[float]] = {"with_classifier": [], "rules_only": []}
-    with tempfile.TemporaryDirectory() as tmp:
-        with DisclosureController.from_profile("default", data_dir=Path(tmp)) as controller:
-            controller.ingest(load_sample_conversation())
-            controller.disclose("warm up the embedder")
-            safety._scan_at = recording  # type: ignore[assignment]
-            try:
-                for query in queries:
-                    seen.clear()
-                    fields.clean.cache_clear()
-                    safety._scan.cache_clear()
-                    safety._neutralize.cache_clear()
-                    started = time.perf_counter()
-                    controller.disclose(query)
-                    calls.append(time.perf_counter() - started)
-                    texts = list(seen)
-                    texts_per_call.append(len(texts))
-                    for name, learned in (("with_classifier", True), ("rules_only", False)):
-                        started_cpu = time.thread_time()
-                        for text in texts:
-                            scan_at(text, 0, learned=learned)
-                        scan_ms[name].append((time.thread_time() - started_cpu) * 1e3)
-            finally:
-                safety._scan_at = scan_at
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        DisclosureController.from_profile("default", data_dir=Path(tmp)) as controller,
+    ):
+        controller.ingest(load_sample_conversation())
+        controller.disclose("warm up the embedder")
+        safety._scan_at = recording  # type: ignore[assignment]
+        try:
+            for query in queries:
+                seen.clear()
+                fields.clean.cache_clear()
+                safety._scan.cache_clear()
+                safety._neutralize.cache_clear()
+                started = time.perf_counter()
+                controller.disclose(query)
+                calls.append(time.perf_counter() - started)
+                texts = list(seen)
+                texts_per_call.append(len(texts))
+                for name, learned in (("with_classifier", True), ("rules_only", False)):
+                    started_cpu = time.thread_time()
+                    for text in texts:
+                        scan_at(text, 0, learned=learned)
+                    scan_ms[name].append((time.thread_time() - started_cpu) * 1e3)
+        finally:
+            safety._scan_at = scan_at
     return {
         "disclose_median_ms": round(statistics.median(calls) * 1e3, 2),
         "disclose_texts_scanned_median": statistics.median(texts_per_call),

@@ -22,12 +22,11 @@ import argparse
 import base64
 import codecs
 import gzip
-import os
 import json
+import os
 import random
 import re
 import sys
-import urllib.parse
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -208,7 +207,10 @@ def score(weights: dict[str, float], bias: float, fs: set[str]) -> float:
 
 
 def _held_out_scores(
-    items: list[Item], feats: list[set[str]], labels: np.ndarray, folds: list[np.ndarray],
+    items: list[Item],
+    feats: list[set[str]],
+    labels: np.ndarray,
+    folds: list[np.ndarray],
     args: argparse.Namespace,
 ) -> np.ndarray:
     """Each item's score by a model trained without its fold (nan for items in no fold)."""
@@ -216,8 +218,11 @@ def _held_out_scores(
     for test in folds:
         train = ~test
         weights, bias = fit(
-            [f for f, t in zip(feats, train, strict=True) if t], labels[train],
-            l2=args.l2, epochs=args.epochs, min_df=args.min_df,
+            [f for f, t in zip(feats, train, strict=True) if t],
+            labels[train],
+            l2=args.l2,
+            epochs=args.epochs,
+            min_df=args.min_df,
         )
         for j in np.flatnonzero(test):
             scores[j] = score(weights, bias, feats[j])
@@ -225,7 +230,11 @@ def _held_out_scores(
 
 
 def _report(
-    name: str, items: list[Item], labels: np.ndarray, scores: np.ndarray, rules: np.ndarray,
+    name: str,
+    items: list[Item],
+    labels: np.ndarray,
+    scores: np.ndarray,
+    rules: np.ndarray,
     threshold: float,
 ) -> dict[str, object]:
     """Rates of the classifier alone and of rules-or-classifier on the items that were held out,
@@ -259,15 +268,19 @@ def _report(
         "chat_flagged_with_rules": int((both & chat).sum()),
         "per_kind": per_kind,
     }
-    print(f"{name}: attacks {out['attacks_flagged_with_rules']} of {out['attacks']} flagged "
-          f"(rules alone {out['attacks_flagged_rules']}, classifier alone "
-          f"{out['attacks_flagged_classifier']}); benign {out['benign_flagged_with_rules']} of "
-          f"{out['benign']} (rules {out['benign_flagged_rules']}, classifier "
-          f"{out['benign_flagged_classifier']}); real chat windows "
-          f"{out['chat_flagged_with_rules']} of {out['chat_windows']}")
+    print(
+        f"{name}: attacks {out['attacks_flagged_with_rules']} of {out['attacks']} flagged "
+        f"(rules alone {out['attacks_flagged_rules']}, classifier alone "
+        f"{out['attacks_flagged_classifier']}); benign {out['benign_flagged_with_rules']} of "
+        f"{out['benign']} (rules {out['benign_flagged_rules']}, classifier "
+        f"{out['benign_flagged_classifier']}); real chat windows "
+        f"{out['chat_flagged_with_rules']} of {out['chat_windows']}"
+    )
     for kind, r in per_kind.items():
-        print(f"  {kind:<28} {r['flagged_with_rules']:>4} of {r['texts']:<4} "
-              f"(classifier {r['flagged_classifier']})")
+        print(
+            f"  {kind:<28} {r['flagged_with_rules']:>4} of {r['texts']:<4} "
+            f"(classifier {r['flagged_classifier']})"
+        )
     return out
 
 
@@ -277,20 +290,27 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--epochs", type=int, default=300)
     parser.add_argument("--min-df", type=int, default=2)
     parser.add_argument(
-        "--max-fp", type=float, default=0.02,
+        "--max-fp",
+        type=float,
+        default=0.02,
         help="share of held-out hand-written benign texts the classifier may flag",
     )
     parser.add_argument(
-        "--chat", type=int, default=3000, help="real chat windows in the bank (0: none)",
+        "--chat",
+        type=int,
+        default=3000,
+        help="real chat windows in the bank (0: none)",
     )
     args = parser.parse_args(argv)
     items = load_bank(args.chat)
     labels = np.array([i.label for i in items])
     feats = extract(items)
     rules = np.array([is_flagged(_scan_at(i.text, 0, learned=False)) for i in items])
-    print(f"bank: {int(labels.sum())} attacks, {int((1 - labels).sum())} benign "
-          f"({sum(i.source == 'hand' for i in items)} hand-written), "
-          f"{len({(i.label, i.kind) for i in items})} kinds")
+    print(
+        f"bank: {int(labels.sum())} attacks, {int((1 - labels).sum())} benign "
+        f"({sum(i.source == 'hand' for i in items)} hand-written), "
+        f"{len({(i.label, i.kind) for i in items})} kinds"
+    )
     # New phrasings of known techniques: the hand-written texts in 5 folds, each scored by a
     # model trained on the other four and on every generated variation.
     rng = random.Random(SEED)
@@ -308,14 +328,21 @@ def main(argv: list[str] | None = None) -> int:
     threshold = round(min(max(float(benign_scores[-(allowed + 1)]) + 1e-4, 0.5), 0.99), 4)
     report = {"threshold": threshold, "settings": vars(args)}
     report["new_phrasings"] = _report(
-        f"hand-written texts, 5 folds, threshold {threshold}", items, labels, phrasing, rules,
+        f"hand-written texts, 5 folds, threshold {threshold}",
+        items,
+        labels,
+        phrasing,
+        rules,
         threshold,
     )
     # New techniques: each kind of each class held out in turn, hand-written and generated.
     kinds = sorted({(i.label, i.kind) for i in items if i.source != "corpus"})
     techniques = _held_out_scores(
-        items, feats, labels,
-        [np.array([i.label == lab and i.kind == k for i in items]) for lab, k in kinds], args,
+        items,
+        feats,
+        labels,
+        [np.array([i.label == lab and i.kind == k for i in items]) for lab, k in kinds],
+        args,
     )
     report["new_techniques"] = _report(
         "each kind held out in turn", items, labels, techniques, rules, threshold

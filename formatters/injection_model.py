@@ -29,6 +29,7 @@ window counts, so an order hidden in a long memory is not averaged away.
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import re
@@ -56,7 +57,7 @@ for _concept, _words in {
     "asystent modelu ai:n ai-assistenten",
     "user": "user users user's reader readers customer usuario usuarios utilisateur nutzer "
     "nutzers benutzer utente пользователь пользователю пользователя 用户 ユーザー 사용자 "
-    "użytkownik użytkownika gebruiker kullanıcı kullanıcının pengguna användarens käyttäjälle "
+    "użytkownik użytkownika gebruiker kullanıcı kullanıcının pengguna användarens käyttäjälle "  # noqa: RUF001
     "uživatele",
     "override": "ignore ignores ignoring disregard forget override overwrite bypass discard "
     "ignora ignorez ignorer ignoriere ignorieren ignorare olvida olvide oublie oubliez vergiss "
@@ -68,7 +69,7 @@ for _concept, _words in {
     "rules": "instructions instruction rules rule guidelines guideline directives directive "
     "policy policies guidance orders constraints restrictions instrucciones consignes "
     "anweisungen regeln istruzioni instruções инструкции указания правила 指令 指示 规则 "
-    "ルール 지시 지시사항 규칙 polecenia instructies talimatları talimat instruksi οδηγίες",
+    "ルール 지시 지시사항 규칙 polecenia instructies talimatları talimat instruksi οδηγίες",  # noqa: RUF001
     "reveal": "reveal print output show dump repeat display leak expose quote echo recite "
     "revela revele révèle rivela zeige покажи выведи 输出 显示 出力 表示 출력 알려 tampilkan "
     "wypisz toon göster",
@@ -125,7 +126,7 @@ def _text_features(folded: str) -> set[str]:
     found.update(f"c@{c}" for c in concepts)
     found.update(
         f"s@{a} {b}"
-        for a, b in zip(mapped, mapped[1:], strict=False)
+        for a, b in itertools.pairwise(mapped)
         if (a in _CONCEPT_NAMES) or (b in _CONCEPT_NAMES)
     )
     found.update(f"x@{a}+{b}" for i, a in enumerate(concepts) for b in concepts[i + 1 :])
@@ -173,9 +174,7 @@ class InjectionModel:
         windows'."""
         get = self.weights.get
         context = self.bias + sum(get(f, 0.0) for f in _context_features(raw, kinds))
-        best = max(
-            sum(get(f, 0.0) for f in _text_features(piece)) for piece in windows(folded)
-        )
+        best = max(sum(get(f, 0.0) for f in _text_features(piece)) for piece in windows(folded))
         return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, context + best))))
 
 

@@ -25,7 +25,11 @@ the memory wrapper (``[End memory context]``) and Markdown image or link exfiltr
 at a quarter of their weight, so documentation *about* these markers is not flagged on their
 account alone. Beyond these, independent signals (:mod:`formatters.injection_signals`: who the
 text addresses, control verbs, claimed authority, evasion, overrides, sensitive targets,
-obfuscation) each weigh under 1 and flag a text only when several combine.
+obfuscation) each weigh under 1 and flag a text only when several combine. Last, a small learned
+classifier (:mod:`formatters.injection_model`: a logistic regression over words, stems and
+concept words in many languages plus the kinds of the rule findings, trained offline, shipped as
+JSON weights) scores the folded text and flags it on its own when its probability reaches the
+threshold fixed in training; it also scores what hidden text decodes to.
 """
 
 from __future__ import annotations
