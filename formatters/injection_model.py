@@ -54,30 +54,33 @@ for _concept, _words in {
     "asistente assistente assistent assistenten modelo modello modèle modele modell modelu "
     "модель модели ии ассистент ассистента помощник нейросеть 助手 人工智能 模型 アシスタント "
     "モデル 어시스턴트 모델 인공지능 asisten tekoäly tekoälylle trợ asistana asystenta "
-    "asystent modelu ai:n ai-assistenten",
+    "asystent modelu ai:n ai-assistenten الذكاء الاصطناعي לבינה המלאכותית एआई μοντέλο "
+    "τεχνητή νοημοσύνη",
     "user": "user users user's reader readers customer usuario usuarios utilisateur nutzer "
     "nutzers benutzer utente пользователь пользователю пользователя 用户 ユーザー 사용자 "
     "użytkownik użytkownika gebruiker kullanıcı kullanıcının pengguna användarens käyttäjälle "  # noqa: RUF001
-    "uživatele",
+    "uživatele المستخدم המשתמש उपयोगकर्ता χρήστη",
     "override": "ignore ignores ignoring disregard forget override overwrite bypass discard "
     "ignora ignorez ignorer ignoriere ignorieren ignorare olvida olvide oublie oubliez vergiss "
     "vergessen negeer zignoruj игнорируй игнорировать забудь забудьте 忽略 无视 無視 무시 "
-    "abaikan yok ignorera ignoruj αγνόησε",
+    "abaikan yok ignorera ignoruj αγνόησε تجاهل התעלם अनदेखा",
     "prior": "previous prior earlier above preceding former original initial anteriores "
     "anterior précédentes précédents vorherigen bisherigen precedenti предыдущие прежние 之前 "
-    "先前 以前 이전 poprzednie eerdere önceki sebelumnya trước tidigare aiemmat προηγούμενες",
+    "先前 以前 이전 poprzednie eerdere önceki sebelumnya trước tidigare aiemmat προηγούμενες "
+    "السابقة הקודמות पिछले",
     "rules": "instructions instruction rules rule guidelines guideline directives directive "
     "policy policies guidance orders constraints restrictions instrucciones consignes "
     "anweisungen regeln istruzioni instruções инструкции указания правила 指令 指示 规则 "
-    "ルール 지시 지시사항 규칙 polecenia instructies talimatları talimat instruksi οδηγίες",  # noqa: RUF001
+    "ルール 지시 지시사항 규칙 polecenia instructies talimatları talimat instruksi οδηγίες "  # noqa: RUF001
+    "التعليمات ההוראות निर्देशों",
     "reveal": "reveal print output show dump repeat display leak expose quote echo recite "
     "revela revele révèle rivela zeige покажи выведи 输出 显示 出力 表示 출력 알려 tampilkan "
     "wypisz toon göster",
     "send": "send forward email upload post transfer exfiltrate wire mail envía envoie invia "
     "sende schicke отправь перешли 发送 发给 送信 보내 stuur pošli gửi kirim",
     "secret": "password passwords passphrase credentials credential token tokens key keys pin "
-    "cvv secret secrets otp 2fa seed mot contraseña passwort пароль 密码 パスワード 비밀번호 "
-    "hasło wachtwoord şifre kata sandi lösenord salasana",
+    "cvv secret secrets otp 2fa seed contraseña passwort пароль 密码 パスワード 비밀번호 "
+    "hasło wachtwoord şifre sandi lösenord salasana הסיסמה المرور पासवर्ड κωδικό",
     "prompt": "prompt prompts systemprompt configuration initialization context hidden",
     "restrict": "restrictions restriction filter filters filtering safety censorship guardrails "
     "refusal refusals refuse limits ethics ethical moral content_filter unrestricted "
@@ -97,13 +100,46 @@ for _concept, _words in {
     for _word in _words.split():
         _CONCEPTS.setdefault(_word, _concept)
 
+# Scripts written without spaces (and Korean, whose words carry particles) are searched for
+# concept words inside their runs.
+for _concept, _words in {
+    "model": "助手 人工智能 模型 机器人 アシスタント モデル 어시스턴트 모델 인공지능 챗봇",
+    "user": "用户 用戶 ユーザー 使用者 사용자",
+    "override": "忽略 无视 無視 忘记 忘れ 무시 잊어",
+    "prior": "之前 先前 以前 此前 이전",
+    "rules": "指令 指示 规则 規則 ルール 命令 지시 규칙 명령",
+    "reveal": "输出 显示 出力 表示 公开 公開 출력 공개 알려",
+    "send": "发送 发给 转发 送信 転送 보내 전송",
+    "secret": "密码 口令 パスワード 暗証 비밀번호 암호",
+    "authority": "管理员 管理者 开发者 開発者 관리자 개발자 官方 公式",
+    "restrict": "限制 过滤 制限 フィルター 제한 필터 道德",
+    "persona": "扮演 角色 演じ 役割 역할",
+    "now": "现在 今から 이제 지금",
+    "you": "你 あなた 당신",
+    "must": "必须 必ず 반드시",
+    "secrecy": "不要告诉 不要提及 触れず 言わない 말하지",
+}.items():
+    for _word in _words.split():
+        _CONCEPTS.setdefault(_word, _concept)
+
 # "evil" names the attacker's domain in most of the corpora (evil.example); a model that
 # learned it would look better on them than on real attacks.
 _IGNORED = frozenset({"evil"})
 _CONCEPT_NAMES = frozenset(_CONCEPTS.values())
-_TOKEN = re.compile(r"\w+|[:=<>\[\]{}|#@/]")
+_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uff66-\uff9f"
+# a run of Chinese or Japanese characters is a token of its own, apart from Latin letters in it
+_TOKEN = re.compile(f"[{_CJK}]+|[^\\W{_CJK}]+|[:=<>\\[\\]{{}}|#@/]")
 _NO_SPACE_SCRIPT = re.compile(
     "[\u0e00-\u0e7f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uff66-\uff9f]{2,}"
+)
+_RUN_CONCEPT = re.compile(
+    "|".join(
+        sorted(
+            (re.escape(w) for w in _CONCEPTS if _NO_SPACE_SCRIPT.fullmatch(w)),
+            key=len,
+            reverse=True,
+        )
+    )
 )
 _LINE_HEAD = re.compile(r"^\s*([^\W\d_][\w ]{0,15}?)\s*:", re.MULTILINE)
 _SENTENCE_END = re.compile(r"(?<=[.!?\u3002\uff01\uff1f])\s+|\n+")
@@ -122,7 +158,12 @@ def _text_features(folded: str) -> set[str]:
     found = {f"w:{t}" for t in tokens}
     found.update(f"p:{t[:5]}" for t in tokens if len(t) > 5)
     mapped = [_CONCEPTS.get(t, t) for t in tokens]
-    concepts = sorted({_CONCEPTS[t] for t in tokens if t in _CONCEPTS})
+    found_concepts = {_CONCEPTS[t] for t in tokens if t in _CONCEPTS}
+    runs = _NO_SPACE_SCRIPT.findall(folded)
+    for run in runs:
+        found.update(f"c:{run[i : i + 2]}" for i in range(len(run) - 1))
+        found_concepts.update(_CONCEPTS[w] for w in _RUN_CONCEPT.findall(run))
+    concepts = sorted(found_concepts)
     found.update(f"c@{c}" for c in concepts)
     found.update(
         f"s@{a} {b}"
@@ -130,8 +171,6 @@ def _text_features(folded: str) -> set[str]:
         if (a in _CONCEPT_NAMES) or (b in _CONCEPT_NAMES)
     )
     found.update(f"x@{a}+{b}" for i, a in enumerate(concepts) for b in concepts[i + 1 :])
-    for run in _NO_SPACE_SCRIPT.findall(folded):
-        found.update(f"c:{run[i : i + 2]}" for i in range(len(run) - 1))
     return found
 
 
