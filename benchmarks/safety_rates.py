@@ -13,15 +13,24 @@ Corpora, and how far each was tuned on:
   then in place: 7 of 30 attacks and 2 of 30 benign flagged. Its misses were then looked at
   while building the signals, so its figure since is a tuned one too.
 - ``fresh_3`` (30 + 30): written after the last change to the rules and never tuned on: the
-  honest estimate of what the filter catches of attacks nobody fitted it to: 12 of 30 attacks
+  honest estimate of what the rules catch of attacks nobody fitted them to: 12 of 30 attacks
   and 1 of 30 benign flagged. (It was written before two last small changes, which a chat
   transcript in the test suite called for: speaker labels are not addresses, and one shape rule
-  weighs 0.6; it was first measured after them, and nothing was changed since.)
+  weighs 0.6; it was first measured after them, and nothing was changed since.) With the
+  learned classifier (:mod:`formatters.injection_model`) first measured at 28 of 30 attacks and
+  2 of 30 benign, never trained on; but the bank the classifier learned from was written by
+  someone who had read these texts and the README's list of what they showed slipping
+  through, so the figure is not blind.
+- ``fresh_4`` (20 + 20, benchmarks/injection_bank/fresh_4.txt): written before the classifier
+  was first trained, never trained or tuned on; first measured at 18 of 20 attacks and 0 of 20
+  benign. Same author as the training bank.
 
 Latency is the uncached scan of each text of the development and broad corpora (p50 / p95
 wall clock, p95 CPU time of the scanning thread, which other processes on a busy machine do
-not inflate) and of a 4 KB memory. Prints a table and writes
-benchmarks/results/safety_rates.json.
+not inflate; the same with the rules alone), of a 4 KB memory, of the memories of the sample
+conversation, and what one ``disclose`` on the sample conversation pays for scanning the texts
+it shows when none was scanned before (results are cached per text after that). Prints a
+table and writes benchmarks/results/safety_rates.json.
 
     python -m benchmarks.safety_rates      (from the repository root)
 """
@@ -36,6 +45,7 @@ import sys
 import time
 from pathlib import Path
 
+from disclosure.sample import load_sample_conversation
 from formatters.safety import neutralize
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -372,28 +382,130 @@ FRESH_3_BENIGN = [
 ]
 
 
+def _fresh_4() -> tuple[list[str], list[str]]:
+    """fresh_4 (benchmarks/injection_bank/fresh_4.txt): written before the classifier was
+    trained, never trained or tuned on."""
+    from benchmarks.train_injection_model import read_bank
+
+    items = read_bank(ROOT / "benchmarks" / "injection_bank" / "fresh_4.txt")
+    return [i.text for i in items if i.label], [i.text for i in items if not i.label]
+
+
 def _latency(texts: list[str]) -> dict[str, float]:
     from formatters import safety
 
-    scan = safety._scan.__wrapped__  # uncached: every text scanned afresh
-    times, cpu = [], []
+    def scan(text: str) -> object:  # uncached: every text scanned afresh
+        return safety._scan_at(text, 0)
+
+    def rules_only(text: str) -> object:
+        return safety._scan_at(text, 0, learned=False)
+
+    times, cpu, cpu_rules = [], [], []
     for rep in range(20):
         for text in texts:
             started, started_cpu = time.perf_counter(), time.thread_time()
             scan(f"{text} #{rep}")
             cpu.append(time.thread_time() - started_cpu)
             times.append(time.perf_counter() - started)
+            started_cpu = time.thread_time()
+            rules_only(f"{text} #{rep}")
+            cpu_rules.append(time.thread_time() - started_cpu)
     times.sort()
     cpu.sort()
+    cpu_rules.sort()
     long = "We discussed the invoices and the Postgres migration at length. " * 64
     started = time.perf_counter()
     for rep in range(20):
         scan(f"{long}{rep}")
+    long_ms = (time.perf_counter() - started) / 20 * 1e3
+    sample = [m.content for m in load_sample_conversation()]
+    per_memory: dict[str, float] = {}
+    for name, scanner in (("with_classifier", scan), ("rules_only", rules_only)):
+        started_cpu = time.thread_time()
+        for rep in range(20):
+            for text in sample:
+                scanner(f"{text} #{rep}")
+        per_memory[name] = (time.thread_time() - started_cpu) / (20 * len(sample)) * 1e3
     return {
         "p50_ms": round(times[len(times) // 2] * 1e3, 3),
         "p95_ms": round(times[int(len(times) * 0.95)] * 1e3, 3),
         "cpu_p95_ms": round(cpu[int(len(cpu) * 0.95)] * 1e3, 3),  # unaffected by other processes
-        "memory_4kb_ms": round((time.perf_counter() - started) / 20 * 1e3, 3),
+        "cpu_p95_rules_only_ms": round(cpu_rules[int(len(cpu_rules) * 0.95)] * 1e3, 3),
+        "memory_4kb_ms": round(long_ms, 3),
+        # what a disclosure pays per memory it shows (uncached), on the sample conversation
+        "sample_memory_cpu_mean_ms": round(per_memory["with_classifier"], 3),
+        "sample_memory_cpu_mean_rules_only_ms": round(per_memory["rules_only"], 3),
+    }
+
+
+def _disclose_cost() -> dict[str, float]:
+    """What the scan costs a ``disclose`` on the sample conversation (default profile, 12
+    queries): the texts each call scans (the per-text caches emptied first, as for memories
+    not shown before), and the CPU time of
+    scanning them afresh with the classifier and with the rules alone, beside the median wall
+    time of the whole call."""
+    import statistics
+    import tempfile
+
+    from disclosure import DisclosureController
+    from formatters import fields, safety
+
+    queries = [
+        "what did we decide about the database migration?",
+        "when is the deadline?",
+        "who reviews the pull request?",
+        "what was the budget?",
+        "anything about invoices?",
+        "what did Dana say?",
+        "which tests were flaky?",
+        "where is the offsite?",
+        "what is the plan for the release?",
+        "any blockers?",
+        "what changed in the API?",
+        "who is on call?",
+    ]
+    scan_at = safety._scan_at
+    seen: list[str] = []
+
+    def recording(text: str, depth: int, **kwargs: bool) -> tuple[safety.Finding, ...]:
+        if depth == 0:
+            seen.append(text)
+        return scan_at(text, depth, **kwargs)
+
+    calls, texts_per_call = [], []
+    scan_ms: dict[str, list[float]] = {"with_classifier": [], "rules_only": []}
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        DisclosureController.from_profile("default", data_dir=Path(tmp)) as controller,
+    ):
+        controller.ingest(load_sample_conversation())
+        controller.disclose("warm up the embedder")
+        safety._scan_at = recording  # type: ignore[assignment]
+        try:
+            for query in queries:
+                seen.clear()
+                fields.clean.cache_clear()
+                safety._scan.cache_clear()
+                safety._neutralize.cache_clear()
+                started = time.perf_counter()
+                controller.disclose(query)
+                calls.append(time.perf_counter() - started)
+                texts = list(seen)
+                texts_per_call.append(len(texts))
+                for name, learned in (("with_classifier", True), ("rules_only", False)):
+                    started_cpu = time.thread_time()
+                    for text in texts:
+                        scan_at(text, 0, learned=learned)
+                    scan_ms[name].append((time.thread_time() - started_cpu) * 1e3)
+        finally:
+            safety._scan_at = scan_at
+    return {
+        "disclose_median_ms": round(statistics.median(calls) * 1e3, 2),
+        "disclose_texts_scanned_median": statistics.median(texts_per_call),
+        "disclose_scan_cpu_median_ms": round(statistics.median(scan_ms["with_classifier"]), 3),
+        "disclose_scan_cpu_median_rules_only_ms": round(
+            statistics.median(scan_ms["rules_only"]), 3
+        ),
     }
 
 
@@ -433,6 +545,7 @@ def main() -> int:
         "fresh": _rates(FRESH_ATTACKS, FRESH_BENIGN),
         "fresh_2": _rates(FRESH_2_ATTACKS, FRESH_2_BENIGN),
         "fresh_3": _rates(FRESH_3_ATTACKS, FRESH_3_BENIGN),
+        "fresh_4": _rates(*_fresh_4()),
     }
     print(
         f"{'corpus':<12} {'attacks':>8} {'detected':>9} {'rate':>6} "
@@ -451,8 +564,18 @@ def main() -> int:
     latency = _latency(every)
     print(
         f"latency per memory (uncached): p50 {latency['p50_ms']} ms, p95 {latency['p95_ms']} ms "
-        f"(CPU time p95 {latency['cpu_p95_ms']} ms); "
-        f"a 4 KB memory {latency['memory_4kb_ms']} ms"
+        f"(CPU time p95 {latency['cpu_p95_ms']} ms, rules alone "
+        f"{latency['cpu_p95_rules_only_ms']} ms); a 4 KB memory {latency['memory_4kb_ms']} ms; "
+        f"a memory of the sample conversation {latency['sample_memory_cpu_mean_ms']} ms CPU "
+        f"(rules alone {latency['sample_memory_cpu_mean_rules_only_ms']} ms)"
+    )
+    latency.update(_disclose_cost())
+    print(
+        f"disclose on the sample conversation, scan caches emptied: median "
+        f"{latency['disclose_median_ms']} ms a call, which scans "
+        f"{latency['disclose_texts_scanned_median']} texts in "
+        f"{latency['disclose_scan_cpu_median_ms']} ms CPU (rules alone "
+        f"{latency['disclose_scan_cpu_median_rules_only_ms']} ms)"
     )
     results["latency"] = latency
     out = ROOT / "benchmarks" / "results" / "safety_rates.json"

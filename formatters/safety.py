@@ -25,17 +25,23 @@ the memory wrapper (``[End memory context]``) and Markdown image or link exfiltr
 at a quarter of their weight, so documentation *about* these markers is not flagged on their
 account alone. Beyond these, independent signals (:mod:`formatters.injection_signals`: who the
 text addresses, control verbs, claimed authority, evasion, overrides, sensitive targets,
-obfuscation) each weigh under 1 and flag a text only when several combine.
+obfuscation) each weigh under 1 and flag a text only when several combine. Last, a small learned
+classifier (:mod:`formatters.injection_model`: a logistic regression over words, stems and
+concept words in many languages plus the kinds of the rule findings, trained offline, shipped as
+JSON weights) scores the folded text and flags it on its own when its probability reaches the
+threshold fixed in training; it also scores what hidden text decodes to.
 """
 
 from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 
 from formatters.injection_hidden import hidden_payloads, tag_text, without_tags
+from formatters.injection_model import load_model
 from formatters.injection_rules import (
     BADGE_QUERY,
     DEFANG_BRACKETS,
@@ -198,7 +204,7 @@ def _scan(text: str) -> tuple[Finding, ...]:
     return _scan_at(text, 0)
 
 
-def _scan_at(text: str, depth: int) -> tuple[Finding, ...]:
+def _scan_at(text: str, depth: int, *, learned: bool = True) -> tuple[Finding, ...]:
     if not text or not _TRIGGER.search(text):
         return ()
     bare = _ZERO_WIDTH.sub("", text)
@@ -216,10 +222,41 @@ def _scan_at(text: str, depth: int) -> tuple[Finding, ...]:
     findings += [_finding(MIXED_SCRIPT_RULE, m.group(0)) for m in _mixed_words(lower)]
     findings += [_finding(TOOL_IDENTIFIER_RULE, m.group(0)) for m in _tool_orders(lower)]
     findings += _signal_findings(text, folded, lower)
+    if learned:
+        findings += _learned_findings(bare, folded, findings)
     if depth < _HIDDEN_DEPTH:
-        findings += _hidden_findings(bare, depth)
+        findings += _hidden_findings(bare, depth, learned=learned)
     unique = {(f.rule, f.excerpt.lower()): f for f in findings}
-    return tuple(sorted(unique.values(), key=lambda f: (-f.weight, f.rule, f.excerpt)))
+    return tuple(sorted(unique.values(), key=_strongest_first))
+
+
+def _strongest_first(finding: Finding) -> tuple[float, bool, str, str]:
+    """Heavier findings first; at equal weight a rule (which names what matched) before the
+    classifier."""
+    return (-finding.weight, finding.kind == "learned", finding.rule, finding.excerpt)
+
+
+def learned_view(text: str) -> tuple[str, str, tuple[str, ...]]:
+    """What the classifier reads of ``text``: the folded view, the text without zero-width
+    characters, and the kinds of the rule findings in it (for training the model on the
+    same features the scan gives it)."""
+    bare = _ZERO_WIDTH.sub("", text)
+    kinds = _rule_kinds(_scan_at(text, _HIDDEN_DEPTH, learned=False))
+    return _fold(bare), bare, kinds
+
+
+def _rule_kinds(findings: Iterable[Finding]) -> tuple[str, ...]:
+    return tuple(sorted({f.kind for f in findings if not f.quoted}))
+
+
+def _learned_findings(bare: str, folded: str, findings: list[Finding]) -> list[Finding]:
+    """A finding of weight 1 when the classifier (:mod:`formatters.injection_model`) puts the
+    text at or above its threshold; the rules' findings so far are among its features."""
+    model = load_model()
+    probability = model.probability(folded, bare, _rule_kinds(findings))
+    if probability < model.threshold:
+        return []
+    return [Finding("learned", "classifier", f"p={probability:.2f}: {folded[:60]}", 1.0)]
 
 
 def _signal_findings(raw: str, folded: str, lower: str) -> list[Finding]:
@@ -251,7 +288,7 @@ def _mixed_words(lower: str) -> list[re.Match[str]]:
     return list(MIXED_SCRIPT_RULE.pattern.finditer(lower))[:3]
 
 
-def _hidden_findings(text: str, depth: int) -> list[Finding]:
+def _hidden_findings(text: str, depth: int, *, learned: bool) -> list[Finding]:
     """Findings in what the text hides (see :mod:`formatters.injection_hidden`): invisible tag
     characters flag on their own; a comment or an encoded run adds weight when what it hides
     is itself suspicious."""
@@ -263,7 +300,7 @@ def _hidden_findings(text: str, depth: int) -> list[Finding]:
         if how == "reference-link":
             inner: tuple[Finding, ...] = tuple(_marker_findings(payload))
         else:
-            inner = _scan_at(payload, depth + 1)
+            inner = _scan_at(payload, depth + 1, learned=learned)
         if how != "reference-link" and SECOND_PERSON.search(payload):
             inner += (_finding(_ADDRESSED_RULE, payload),)  # hidden text that speaks to "you"
         if not any(not f.quoted for f in inner):
