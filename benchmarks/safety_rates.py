@@ -24,6 +24,10 @@ Corpora, and how far each was tuned on:
 - ``fresh_4`` (20 + 20, benchmarks/injection_bank/fresh_4.txt): written before the classifier
   was first trained, never trained or tuned on; first measured at 18 of 20 attacks and 0 of 20
   benign. Same author as the training bank.
+- ``sealed`` (30 + 30, benchmarks/sealed/injection_sealed.json): written by another engineer who
+  never saw the filter's code, tests or training data, kept sealed while the classifier was
+  built, and measured once when it was final: 28 of 30 attacks and 3 of 30 benign flagged (the
+  rules alone, before the classifier: 24 of 30 and 1 of 30). Never tuned or trained on.
 
 Latency is the uncached scan of each text of the development and broad corpora (p50 / p95
 wall clock, p95 CPU time of the scanning thread, which other processes on a busy machine do
@@ -391,6 +395,12 @@ def _fresh_4() -> tuple[list[str], list[str]]:
     return [i.text for i in items if i.label], [i.text for i in items if not i.label]
 
 
+def _sealed() -> tuple[list[str], list[str]]:
+    """The sealed set (benchmarks/sealed/injection_sealed.json), never tuned or trained on."""
+    data = json.loads((ROOT / "benchmarks" / "sealed" / "injection_sealed.json").read_text("utf-8"))
+    return list(data["attacks"]), list(data["benign"])
+
+
 def _latency(texts: list[str]) -> dict[str, float]:
     from formatters import safety
 
@@ -546,6 +556,7 @@ def main() -> int:
         "fresh_2": _rates(FRESH_2_ATTACKS, FRESH_2_BENIGN),
         "fresh_3": _rates(FRESH_3_ATTACKS, FRESH_3_BENIGN),
         "fresh_4": _rates(*_fresh_4()),
+        "sealed": _rates(*_sealed()),
     }
     print(
         f"{'corpus':<12} {'attacks':>8} {'detected':>9} {'rate':>6} "
