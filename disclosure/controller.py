@@ -40,7 +40,7 @@ from disclosure.pipeline.compose import Composer
 from disclosure.pipeline.expansion import decide
 from disclosure.pipeline.feedback import FeedbackReport, measure
 from disclosure.pipeline.gather import Gatherer
-from disclosure.pipeline.ingest import prepare
+from disclosure.pipeline.ingest import enrich, prepare
 from disclosure.pipeline.participants import Participants
 from disclosure.pipeline.trace import Trace
 from disclosure.pipeline.usemodel import UseSignals, signals_of
@@ -81,15 +81,23 @@ class DisclosureController(LongTermMemory):
         self._lock = threading.Lock()
         self._last_ids: tuple[str, ...] = ()
         self._last_analysis: QueryAnalysis | None = None
+        self._enriched_lock = threading.Lock()
+        self._enriched_early: list[Memory] = []
         self.store = TieredStore(
             self.data_dir,
             profile.tiers,
             embedder=self._embedder(embedder),
             line_counter=self.counter,
             citation_length=profile.citations.length,
+            enricher=lambda memories: enrich(memories, profile.analyzer),
+            on_enriched=self._enriched_later,
         )
         try:
-            self.caches = DisclosureCaches(self.data_dir / "cache", profile.caches)
+            with self._enriched_lock:
+                self.caches = DisclosureCaches(self.data_dir / "cache", profile.caches)
+                early, self._enriched_early = self._enriched_early, []
+            if early:
+                self._enriched_later(early)
             self.budget = self._adaptive_budget(profile)
             self.participants = Participants(self.data_dir / "participants.json", self.store)
             self._pool = ThreadPoolExecutor(max_workers=3, thread_name_prefix="disclosure")
@@ -165,6 +173,9 @@ class DisclosureController(LongTermMemory):
             memories,
             self.profile.analyzer,
             max_content_chars=self.profile.tiers.ingest.max_content_chars,
+            # the store's drain worker enriches new content before embedding it (a refresh
+            # may rewrite a stored record, so it is enriched now, as compared)
+            enrich=refresh or not self.store.defers_enrichment,
         )
         report = replace(self.store.ingest(prepared, refresh=refresh), private=private)
         if report.ids:
@@ -192,6 +203,16 @@ class DisclosureController(LongTermMemory):
         self.consolidation.forgotten(report.ids, report.sessions)
         self.citation_log.forget(report.ids)
         return report
+
+    def _enriched_later(self, memories: list[Memory]) -> None:
+        """The store filled in entities and summaries after ingest: caches built on the
+        records before go (during the store's opening, once the caches exist)."""
+        with self._enriched_lock:
+            caches: DisclosureCaches | None = getattr(self, "caches", None)
+            if caches is None:
+                self._enriched_early.extend(memories)
+                return
+        caches.invalidate(ids=[m.id for m in memories], sessions={m.session_id for m in memories})
 
     # -- disclosing ---------------------------------------------------------------------------
 
