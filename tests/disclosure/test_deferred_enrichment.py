@@ -5,6 +5,7 @@ inline ingest gives (real analyzer, embedder and tiers)."""
 from __future__ import annotations
 
 import threading
+import time
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -101,3 +102,27 @@ def test_forget_before_the_enrichment_leaves_nothing_to_enrich(tmp_path: Path) -
         assert c.store.flush(timeout=300) == 0
         assert c.store.get([sample[0].id]) == []
         assert sample[0].id not in {m.id for m in c.store.iter_memories()}
+
+
+def test_what_a_crash_left_unenriched_is_enriched_after_a_restart(tmp_path: Path) -> None:
+    """The state a killed service leaves (records archived without entities or summaries, their
+    outbox rows still queued) is finished by the next one."""
+    sample = load_sample_conversation()
+    with DisclosureController.from_profile("default", data_dir=tmp_path / "inline") as inline:
+        inline.ingest(sample)
+        expected = _stored(inline)
+    profile = service_profile(load_profile("default"))
+    manual = profile.tiers.model_copy(
+        update={"outbox": profile.tiers.outbox.model_copy(update={"drain": "manual"})}
+    )
+    data = tmp_path / "d"
+    with DisclosureController(profile.model_copy(update={"tiers": manual}), data_dir=data) as acked:
+        acked.store.ingest(sample)  # archived as the service acknowledges it, nothing drained
+        assert acked.store.pending() == len(sample)
+        assert not any(entities for _, entities in _stored(acked).values())
+    with DisclosureController(profile, data_dir=data) as restarted:
+        deadline = time.monotonic() + 300
+        while restarted.store.pending() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert restarted.store.pending() == 0
+        assert _stored(restarted) == expected
