@@ -2,9 +2,11 @@
 
 Ingest: privacy filter (``<private>`` spans never stored) -> enrichment (entities, summary) ->
 the tiered store (archive first, then hot, then the warm index through its outbox) -> cache
-invalidation. Disclose: analyze -> level -> budget -> gather from the tiers the level enables,
-concurrently, and fuse (the index cache) -> shortlist -> expansion -> neighbours for timelines
-(the timeline cache) -> render with the level's formatter inside the exact budget -> result.
+invalidation. With a background drain (the local service) the store's worker does the
+enrichment instead, just before embedding, and the caches are invalidated again.
+Disclose: analyze -> level -> budget -> gather from the tiers the level enables, concurrently,
+and fuse (the index cache) -> shortlist -> expansion -> neighbours for timelines (the timeline
+cache) -> render with the level's formatter inside the exact budget -> result.
 Feedback: what the reply used -> the adaptive budget and the lifecycle. Each stage is a module
 of :mod:`disclosure.pipeline`.
 
