@@ -14,7 +14,7 @@ Subprocesses run with bytecode caching on (as an installed wheel has it) after o
 the machine's load average is recorded beside the figures, since they move with it. Prints a
 table and writes benchmarks/results/service_bench.json.
 
-    python -m benchmarks.service_bench [--runs 15] [--limit N] [--skip-direct-ingest]
+    python -m benchmarks.service_bench [--runs 15] [--limit N] [--skip-direct-ingest] [--out F]
 """
 
 from __future__ import annotations
@@ -166,6 +166,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=15, help="queries through the service")
     parser.add_argument("--limit", type=int, help="ingest only the first N LoCoMo memories")
     parser.add_argument("--skip-direct-ingest", action="store_true")
+    parser.add_argument("--out", type=Path, default=OUT, help=f"default: {OUT.relative_to(ROOT)}")
     args = parser.parse_args(argv)
     _cli("--help")  # bytecode cached before anything is timed
     with tempfile.TemporaryDirectory(prefix="service-bench-") as tmp:
@@ -180,13 +181,14 @@ def main(argv: list[str] | None = None) -> int:
         "write_path": written,
         "command": "python -m benchmarks.service_bench " + " ".join(argv or sys.argv[1:]),
     }
-    OUT.parent.mkdir(parents=True, exist_ok=True)
-    OUT.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
-    _print(report)
+    out = args.out.resolve()
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+    _print(report, out)
     return 0
 
 
-def _print(report: dict[str, Any]) -> None:
+def _print(report: dict[str, Any], out: Path) -> None:
     s = report["startup"]
     print(f"load average {report['load_average']} on {report['cpus']} CPUs")
     print(f"{'CLI start-up':<34} {'p50 s':>7} {'p95 s':>7} {'runs':>5}")
@@ -203,7 +205,7 @@ def _print(report: dict[str, Any]) -> None:
     if "without_service_inline" in w:
         d = w["without_service_inline"]
         print(f"  without a service (inline): {d['embedded_per_s']}/s ({d['embedded_s']} s)")
-    print(f"wrote {OUT.relative_to(ROOT)}")
+    print(f"wrote {out}")
 
 
 if __name__ == "__main__":

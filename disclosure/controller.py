@@ -2,9 +2,11 @@
 
 Ingest: privacy filter (``<private>`` spans never stored) -> enrichment (entities, summary) ->
 the tiered store (archive first, then hot, then the warm index through its outbox) -> cache
-invalidation. Disclose: analyze -> level -> budget -> gather from the tiers the level enables,
-concurrently, and fuse (the index cache) -> shortlist -> expansion -> neighbours for timelines
-(the timeline cache) -> render with the level's formatter inside the exact budget -> result.
+invalidation. With a background drain (the local service) the store's worker does the
+enrichment instead, just before embedding, and the caches are invalidated again.
+Disclose: analyze -> level -> budget -> gather from the tiers the level enables, concurrently,
+and fuse (the index cache) -> shortlist -> expansion -> neighbours for timelines (the timeline
+cache) -> render with the level's formatter inside the exact budget -> result.
 Feedback: what the reply used -> the adaptive budget and the lifecycle. Each stage is a module
 of :mod:`disclosure.pipeline`.
 
@@ -42,7 +44,7 @@ from disclosure.pipeline.compose import Composer
 from disclosure.pipeline.expansion import decide
 from disclosure.pipeline.feedback import FeedbackReport, measure
 from disclosure.pipeline.gather import Gatherer
-from disclosure.pipeline.ingest import prepare
+from disclosure.pipeline.ingest import enrich, prepare
 from disclosure.pipeline.participants import PG_SCHEMA as PARTICIPANTS_PG
 from disclosure.pipeline.participants import Participants
 from disclosure.pipeline.trace import Trace
@@ -85,15 +87,23 @@ class DisclosureController(LongTermMemory):
         self._lock = threading.Lock()
         self._last_ids: tuple[str, ...] = ()
         self._last_analysis: QueryAnalysis | None = None
+        self._enriched_lock = threading.Lock()
+        self._enriched_early: list[Memory] = []
         self.store = TieredStore(
             self.data_dir,
             profile.tiers,
             embedder=self._embedder(embedder),
             line_counter=self.counter,
             citation_length=profile.citations.length,
+            enricher=lambda memories: enrich(memories, profile.analyzer),
+            on_enriched=self._enriched_later,
         )
         try:
-            self.caches = DisclosureCaches(self.data_dir / "cache", profile.caches)
+            with self._enriched_lock:
+                self.caches = DisclosureCaches(self.data_dir / "cache", profile.caches)
+                early, self._enriched_early = self._enriched_early, []
+            if early:
+                self._enriched_later(early)
             self.budget = self._adaptive_budget(profile)
             self.participants = Participants(
                 self.data_dir / "participants.json",
@@ -178,6 +188,9 @@ class DisclosureController(LongTermMemory):
             memories,
             self.profile.analyzer,
             max_content_chars=self.profile.tiers.ingest.max_content_chars,
+            # the store's drain worker enriches new content before embedding it (a refresh
+            # may rewrite a stored record, so it is enriched now, as compared)
+            enrich=refresh or not self.store.defers_enrichment,
         )
         report = replace(self.store.ingest(prepared, refresh=refresh), private=private)
         if report.ids:
@@ -205,6 +218,16 @@ class DisclosureController(LongTermMemory):
         self.consolidation.forgotten(report.ids, report.sessions)
         self.citation_log.forget(report.ids)
         return report
+
+    def _enriched_later(self, memories: list[Memory]) -> None:
+        """The store filled in entities and summaries after ingest: caches built on the
+        records before go (during the store's opening, once the caches exist)."""
+        with self._enriched_lock:
+            caches: DisclosureCaches | None = getattr(self, "caches", None)
+            if caches is None:
+                self._enriched_early.extend(memories)
+                return
+        caches.invalidate(ids=[m.id for m in memories], sessions={m.session_id for m in memories})
 
     # -- disclosing ---------------------------------------------------------------------------
 

@@ -93,8 +93,9 @@ class ServiceConfig(_Section):
 
     The local service (``disclosure service start``) owns a data root for every other process.
     ``background_embedding``: it acknowledges an ingest once the archive has the memories and
-    embeds them in a worker thread, ``drain_batch`` memories at a time (sorted by length and cut
-    into the embedder's batches, so little is padded), whatever the callers' batch sizes.
+    leaves their entities and summaries, then their embedding, to a worker thread,
+    ``drain_batch`` memories at a time (sorted by length and cut into the embedder's batches, so
+    little is padded), whatever the callers' batch sizes.
     ``autostart``: the MCP server starts the service when none runs for its root.
     """
 

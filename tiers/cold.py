@@ -149,6 +149,29 @@ class ArchiveTxn:
         row = self.conn.execute("SELECT id FROM memories WHERE citation = ?", (code,)).fetchone()
         return None if row is None else str(row[0])
 
+    def add_derived(self, memory: Memory) -> Memory | None:
+        """Fill the summary and entities of the stored record of ``memory.id`` from ``memory``
+        (worked out from its content after the memory was archived), if the stored record
+        still has that content and lacks them. Returns the record as now stored, or None when
+        nothing changed. No version is kept and nothing is re-indexed: the content is the same,
+        and other fields written meanwhile (a refresh of the metadata) are kept."""
+        row = self.conn.execute(
+            "SELECT seq, body FROM memories WHERE id = ?", (memory.id,)
+        ).fetchone()
+        if row is None:
+            return None
+        stored = Memory.from_json(row[1])
+        if stored.content != memory.content:
+            return None
+        updated = stored.replace(
+            summary=stored.summary or memory.summary, entities=stored.entities or memory.entities
+        )
+        body = updated.to_json()
+        if body == row[1]:
+            return None
+        self.conn.execute("UPDATE memories SET body = ? WHERE seq = ?", (body, row[0]))
+        return updated
+
     def delete(self, memory_id: str) -> Memory | None:
         """Remove ``memory_id`` (and its citation); return what was stored, or None."""
         row = self.conn.execute(

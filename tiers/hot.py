@@ -112,6 +112,16 @@ class HotTier:
                 self._put(memory, anchor)
             return self._evict(self._now(None))
 
+    def refresh(self, memories: Sequence[Memory]) -> None:
+        """Swap in a newer record of memories already held with the same content (fields
+        derived after ingest, such as entities and summary); their place and age stay."""
+        with self._lock:
+            self._check_open()
+            for memory in memories:
+                entry = self._entries.get(memory.id)
+                if entry is not None and entry.memory.content == memory.content:
+                    entry.memory = memory
+
     def active(self, k: int, *, now: datetime | None = None) -> list[ScoredMemory]:
         """The working set in "active context" order: recent and important first."""
         with self._lock:

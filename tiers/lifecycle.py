@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from typing import Protocol, runtime_checkable
@@ -85,15 +86,27 @@ class WarmSync:
         self.batch_size = batch_size
         self.warm_lock = threading.RLock()  # every warm write
         self._drain_lock = threading.Lock()  # one drainer at a time
+        # fields worked out from a memory's content after it was archived (the store's
+        # deferred enrichment): applied to each upsert batch before it is embedded
+        self.derive: Callable[[list[Memory]], list[Memory]] | None = None
 
-    def drain(self, *, ignore_schedule: bool = False, limit: int | None = None) -> int:
+    def drain(
+        self,
+        *,
+        ignore_schedule: bool = False,
+        limit: int | None = None,
+        pause: Callable[[], bool] | None = None,
+    ) -> int:
         """Process due items until none is left, ``limit`` are done or a batch fails.
 
-        Returns how many items succeeded.
+        ``pause``: called before each batch (the worker waits there while ingests arrive);
+        draining stops when it returns False. Returns how many items succeeded.
         """
         done = 0
         with self._drain_lock:
             while limit is None or done < limit:
+                if pause is not None and not pause():
+                    break
                 size = self.batch_size if limit is None else min(self.batch_size, limit - done)
                 items = self.outbox.due(size, ignore_schedule=ignore_schedule)
                 if not items:
@@ -117,6 +130,8 @@ class WarmSync:
                 current, stale = self._current_versions(upserts)
                 self.outbox.discard(stale)
                 memories = self.archive.get([i.id for i in current])
+                if self.derive is not None and memories:
+                    memories = self.derive(memories)
                 contexts = self._contexts(memories)
                 if memories and not self._apply(
                     current, lambda: self.warm.add(memories, contexts=contexts)
@@ -271,18 +286,48 @@ def count_uses(
 
 
 class DrainWorker:
-    """A daemon thread that drains the outbox when notified and when retries fall due."""
+    """A daemon thread that drains the outbox when notified and when retries fall due.
 
-    def __init__(self, sync: WarmSync, *, idle_seconds: float = 60.0) -> None:
+    Writes come first: while they keep arriving (a bulk import sends batch after batch) the
+    worker holds back, starting or continuing only once none came for ``quiet_seconds``, but
+    never holding back longer than ``max_pause_seconds`` at a time. Embedding takes every core
+    it gets, so draining alongside an import would slow each acknowledgement several times
+    over, for the same total time to embed everything.
+    """
+
+    def __init__(
+        self,
+        sync: WarmSync,
+        *,
+        idle_seconds: float = 60.0,
+        quiet_seconds: float = 0.25,
+        max_pause_seconds: float = 10.0,
+    ) -> None:
         self._sync = sync
         self._idle = idle_seconds
+        self._quiet = quiet_seconds
+        self._max_pause = max_pause_seconds
+        self._last_write = 0.0
         self._wake = threading.Event()
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="tiers-outbox", daemon=True)
         self._thread.start()
 
     def notify(self) -> None:
+        """Work was queued (by a write): drain it once writes pause."""
+        self._last_write = time.monotonic()
         self._wake.set()
+
+    def _yield_to_writes(self) -> bool:
+        """Wait while writes keep arriving (see the class); False once the worker stops."""
+        started = time.monotonic()
+        while not self._stop.is_set():
+            now = time.monotonic()
+            left = min(self._quiet - (now - self._last_write), self._max_pause - (now - started))
+            if left <= 0:
+                return True
+            self._stop.wait(left)
+        return False
 
     def stop(self, timeout: float = 10.0) -> None:
         self._stop.set()
@@ -293,7 +338,7 @@ class DrainWorker:
         while not self._stop.is_set():
             self._wake.clear()
             try:
-                self._sync.drain()
+                self._sync.drain(pause=self._yield_to_writes)
                 wait = self._sync.outbox.seconds_until_due()
             except Exception:  # keep the worker alive; the items stay queued
                 logger.exception("outbox worker: drain failed")

@@ -163,6 +163,11 @@ def _session(model_file: Path, threads: int) -> Any:
         raise TierUnavailableError("onnxruntime is not installed: pip install onnxruntime") from exc
     options = ort.SessionOptions()
     options.intra_op_num_threads = threads
+    # no busy-waiting between operators: on a shared machine (the service's request threads,
+    # other processes) spinning threads take the cores the work they wait for needs; the
+    # vectors are the same either way
+    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    options.add_session_config_entry("session.inter_op.allow_spinning", "0")
     options.log_severity_level = 3  # errors only
     try:
         return ort.InferenceSession(str(model_file), options, providers=["CPUExecutionProvider"])

@@ -22,7 +22,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
 from types import TracebackType
@@ -66,6 +66,14 @@ class TieredStore:
     runs on hot and cold only (if a warm index was attached before, deletions queue for it).
     ``line_counter`` counts the tokens of each memory's history line (pass the profile's token
     counter); ``citation_length`` is the profile's ``citations.length``.
+
+    ``enricher``: fills what is worked out from a memory's content (entities, summary), for
+    memories ingested without it. With a background drain worker and a SQLite archive the
+    store then *defers* it (:attr:`defers_enrichment`): the caller may ingest memories not yet
+    enriched, the worker enriches each upsert batch before embedding it and writes the fields
+    into the archive (and the hot set), then calls ``on_enriched`` with the records as now
+    stored. An outbox row is kept until then, so ``pending()`` counts this work too and a crash
+    loses none of it. Otherwise the enricher is not used (the caller enriches before ingest).
     """
 
     def __init__(
@@ -78,6 +86,8 @@ class TieredStore:
         line_counter: LineCounter | None = None,
         citation_length: int = 6,
         namespace: str | None = None,
+        enricher: Callable[[list[Memory]], list[Memory]] | None = None,
+        on_enriched: Callable[[list[Memory]], None] | None = None,
     ) -> None:
         self.config = config or TiersConfig()
         self.data_dir = Path(data_dir)
@@ -90,8 +100,11 @@ class TieredStore:
         )
         self._hot_lock = threading.RLock()  # the hot set against a reload (follow_other_writers)
         self._next_check = 0.0
+        self._enricher = enricher
+        self._on_enriched = on_enriched
         self.cold: ColdArchive | None = None
         self.warm: WarmIndex | None = None
+        self._sync: WarmSync | None = None
         try:
             self.cold, self.outbox = open_archive(
                 self.data_dir,
@@ -137,8 +150,37 @@ class TieredStore:
         )
         sync.reconcile()
         if self.config.outbox.drain == "background":
+            if self._enricher is not None and self.database_url is None:
+                sync.derive = self._enrich_later
             self._worker = DrainWorker(sync)
         return sync
+
+    @property
+    def defers_enrichment(self) -> bool:
+        """Whether memories may be ingested without entities and summary, the drain worker
+        filling them in (see the class)."""
+        return self._sync is not None and self._sync.derive is not None
+
+    def _enrich_later(self, memories: list[Memory]) -> list[Memory]:
+        """The drain worker's step before embedding: enrich what lacks it, store the fields."""
+        assert self._enricher is not None
+        try:
+            enriched = self._enricher(memories)
+        except Exception as exc:  # a memory the analyzers choke on is still embedded
+            logger.warning("enriching %d memories after ingest failed: %s", len(memories), exc)
+            return memories
+        changed = [new for new, old in zip(enriched, memories, strict=True) if new is not old]
+        if not changed:
+            return enriched
+        with self._hot_lock, self._archive.transaction() as txn:
+            written = [m for m in (txn.add_derived(c) for c in changed) if m is not None]
+        if not written:
+            return enriched
+        self.hot.refresh(written)
+        if self._on_enriched is not None:
+            self._on_enriched(written)
+        stored = {m.id: m for m in written}
+        return [stored.get(m.id, m) for m in enriched]
 
     def _restore_hot(self) -> None:
         recent = self._archive.recent(self.config.hot.max_items)

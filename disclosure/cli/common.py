@@ -143,7 +143,10 @@ def open_memory(
         with open_store(args, create=create) as (controller, namespace):
             yield controller, namespace, None
         return
-    from disclosure.client import MemoryClient
+    with _sync_http_only():
+        import httpcore  # noqa: F401 - its sync modules, loaded while the async ones look absent
+
+        from disclosure.client import MemoryClient
 
     if args.profile not in ("default", info.profile):
         print(
@@ -161,6 +164,27 @@ def open_memory(
                 f"disclosure: new namespace {describe(namespace)} (service at {info.url})",
                 file=sys.stderr,
             )
+
+
+@contextmanager
+def _sync_http_only() -> Iterator[None]:
+    """While the synchronous HTTP client loads, trio, anyio and click count as absent.
+
+    httpcore imports trio and anyio only to see whether they are there (for async use), and
+    httpx imports click, rich and pygments for its own command line: together half of a
+    served command's start-up (``python -X importtime``). The store commands use neither;
+    once loaded, the modules blocked here import as usual again. Only the CLI's short-lived
+    commands do this: a process that uses httpx asynchronously must not.
+    """
+    blocked = [name for name in ("trio", "anyio", "click") if name not in sys.modules]
+    for name in blocked:
+        sys.modules[name] = None  # type: ignore[assignment]  # "import trio" raises ImportError
+    try:
+        yield
+    finally:
+        for name in blocked:
+            if name in sys.modules and sys.modules[name] is None:
+                del sys.modules[name]
 
 
 def _served_namespace_exists(client: MemoryClient) -> bool:

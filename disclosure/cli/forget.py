@@ -21,7 +21,6 @@ from disclosure.cli.common import (
 )
 from disclosure.empty import nothing_stored
 from disclosure.namespaces import Namespace, namespace_dir
-from tiers.backends import drop_from_database
 from tiers.errors import InvalidInputError
 
 if TYPE_CHECKING:
@@ -122,6 +121,7 @@ def _forget_all(args: argparse.Namespace) -> int:
             return 1
         profile = pool.profile
     from disclosure.vector_server import drop_server_vectors
+    from tiers.backends import drop_from_database  # the archive's modules (numpy): not at start
 
     drop_server_vectors(profile, directory)  # on a Chroma server they are not in the directory
     shutil.rmtree(directory)

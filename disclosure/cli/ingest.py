@@ -19,7 +19,8 @@ if TYPE_CHECKING:
 # other commands need not wait for
 FORMATS = ("auto", "memories", "locomo", "conversations", "transcript")
 
-BATCH = 256
+BATCH = 256  # memories per ingest call on a store opened here
+SERVICE_BATCH = 1000  # ... and through the service (its client sends at most 500 per request)
 PROGRESS_FROM = 200  # memories: shorter inputs get no progress bar
 POLL_SECONDS = 0.5  # how often --wait asks the service what is still to embed
 STALL_SECONDS = 60.0  # --wait gives up when nothing drained for this long
@@ -72,11 +73,12 @@ def _ingest(args: argparse.Namespace) -> int:
         loaded.append((path, kind, memories))
     count = sum(len(m) for _, _, m in loaded)
     totals = _Totals()
-    with open_memory(args) as (memory, namespace, _):
+    with open_memory(args) as (memory, namespace, address):
+        step = BATCH if address is None else SERVICE_BATCH
         with _progress(count, disabled=args.no_progress) as bar:
             for _, _, memories in loaded:
-                for start in range(0, len(memories), BATCH):
-                    batch = memories[start : start + BATCH]
+                for start in range(0, len(memories), step):
+                    batch = memories[start : start + step]
                     totals.add(memory.ingest(batch))
                     bar.update(len(batch))
         pending = _pending(memory)

@@ -5,7 +5,9 @@
 - ``<private>...</private>`` spans are removed from the content and the summary (and from string
   values in metadata); a memory left with no content is not stored at all.
 - A memory without a summary or entities gets them from ``analyzers.enrich_many``: its entities,
-  and a one-line extractive summary (<= 100 characters) for the index layer.
+  and a one-line extractive summary (<= 100 characters) for the index layer. With
+  ``enrich=False`` that is left to :func:`enrich`, called later (a store that defers
+  enrichment calls it from its drain worker, before embedding).
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ def prepare(
     config: AnalyzerConfig,
     *,
     max_content_chars: int | None = None,
+    enrich: bool = True,
 ) -> tuple[list[Memory], int]:
     """The memories to store, and how many were dropped as entirely private. A memory longer
     than ``max_content_chars`` is refused before the analyzers see it (spaCy refuses texts
@@ -40,7 +43,7 @@ def prepare(
             private += 1
         else:
             public.append(cleaned)
-    return _enriched(public, config), private
+    return (_enriched(public, config) if enrich else public), private
 
 
 def _check_lengths(memories: list[Memory], limit: int) -> None:
@@ -76,6 +79,12 @@ def _scrub(value: Any) -> Any:
     if isinstance(value, list):
         return [_scrub(v) for v in value]
     return value
+
+
+def enrich(memories: list[Memory], config: AnalyzerConfig) -> list[Memory]:
+    """``memories`` with the entities and summaries they lack filled in, in order; a memory
+    that lacks neither is returned as the same object."""
+    return _enriched(memories, config)
 
 
 def _enriched(memories: list[Memory], config: AnalyzerConfig) -> list[Memory]:

@@ -215,6 +215,40 @@ def test_the_store_commands_go_through_the_running_service(
     assert "Traceback" not in missing.stderr
 
 
+def test_a_served_query_loads_no_model_no_numpy_and_no_async_http(
+    shared: tuple[Path, Path, ServiceInfo],
+) -> None:
+    """What a query served by the running service imports: not the analyzers, the embedder,
+    Chroma or numpy (the store's modules), nor trio, anyio and click (httpx and httpcore
+    probe for them); and the modules held back load normally afterwards in that process."""
+    root, _, _ = shared
+    scope = ["--root", str(root), "--user", "probe"]
+    assert cli("ingest", str(SAMPLE), *scope).returncode == 0
+    argv = ["disclosure", "query", "Why did we move billing off SQLite?", *NOW, *scope]
+    probe = (
+        "import json, runpy, sys\n"
+        f"sys.argv = {argv!r}\n"
+        "try:\n    runpy.run_module('disclosure', run_name='__main__')\n"
+        "except SystemExit as exc:\n    assert not exc.code, exc.code\n"
+        "loaded = sorted(sys.modules)\n"
+        "import anyio\n"
+        "print(json.dumps({'loaded': loaded, 'anyio': anyio.__name__}))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, env=env(), cwd=REPO,
+        timeout=120, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "Postgres" in done.stdout  # the answer came, through the service
+    report = json.loads(done.stdout.splitlines()[-1])
+    tops = {m.split(".")[0] for m in report["loaded"]}
+    assert "httpx" in tops and "disclosure" in tops
+    unwanted = {"spacy", "onnxruntime", "torch", "chromadb", "analyzers", "numpy", "trio", "anyio",
+                "click", "rich"}  # fmt: skip
+    assert tops & unwanted == set()
+    assert report["anyio"] == "anyio"
+
+
 def test_the_client_has_the_controllers_surface(shared: tuple[Path, Path, ServiceInfo]) -> None:
     """ingest, disclose, feedback, show, forget and stats, with the library's types and errors."""
     root, _, service = shared

@@ -27,12 +27,14 @@ def loaded_after(code: str) -> set[str]:
 
 
 def test_the_client_and_the_command_line_import_nothing_heavy() -> None:
-    """Importing the client and building the CLI's parser loads no model, engine or analyzer."""
+    """Importing the client, the file readers and the CLI's parser loads no model, engine,
+    analyzer or numpy."""
     modules = loaded_after(
-        "import disclosure.client\nfrom disclosure.cli import build_parser\nbuild_parser()"
+        "import disclosure.client\nimport disclosure.cli.importers\n"
+        "from disclosure.cli import build_parser\nbuild_parser()"
     )
     assert "disclosure.client" in modules and "httpx" in modules
-    assert {m.split(".")[0] for m in modules} & set(HEAVY) == set()
+    assert {m.split(".")[0] for m in modules} & {*HEAVY, "numpy"} == set()
 
 
 def test_import_disclosure_is_lazy_but_complete() -> None:
