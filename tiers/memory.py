@@ -238,9 +238,33 @@ def _as_memory(item: Memory | Mapping[str, Any], position: int) -> Memory:
     )
 
 
+_STORED_FIELDS = frozenset(Memory.model_fields)
+
+
 @lru_cache(maxsize=PARSED_CACHE_SIZE)
 def _parse(text: str) -> Memory:
-    return Memory(**json.loads(text))
+    """A stored record, trusted: :meth:`Memory.to_json` wrote it from a validated Memory, so
+    it is rebuilt without running the validators again (a search reads a hundred records it
+    has not seen; validation was most of their cost). A record of another shape (an older
+    layout, a hand-edited file) is validated in full."""
+    data = json.loads(text)
+    if isinstance(data, dict) and data.keys() == _STORED_FIELDS:
+        try:
+            return Memory.model_construct(
+                id=data["id"],
+                content=data["content"],
+                timestamp=as_utc(datetime.fromisoformat(data["timestamp"])),
+                session_id=data["session_id"],
+                kind=MemoryKind(data["kind"]),
+                speaker=data["speaker"],
+                summary=data["summary"],
+                entities=tuple(data["entities"]),
+                importance=float(data["importance"]),
+                metadata=data["metadata"],
+            )
+        except (TypeError, ValueError):
+            pass
+    return Memory(**data)
 
 
 @dataclass(frozen=True, slots=True)

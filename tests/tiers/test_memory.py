@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
@@ -98,3 +99,43 @@ def test_scored_memory_is_a_frozen_value() -> None:
     assert hit.id == "m1"
     with pytest.raises(AttributeError):
         hit.score = 1.0  # type: ignore[misc]
+
+
+def test_stored_records_read_back_equal_to_what_was_validated() -> None:
+    """The archive's records are rebuilt without re-running validators: what comes back must be
+    exactly the validated Memory, for every field shape; another shape is validated in full."""
+    from datetime import timedelta, timezone
+
+    from tiers.memory import _parse
+
+    samples = [
+        Memory(id="m1", content="plain"),
+        Memory(
+            id="m2",
+            content="with everything",
+            timestamp=datetime(2024, 5, 1, 9, 30, tzinfo=timezone(timedelta(hours=2))),
+            session_id="s9",
+            kind="response",
+            speaker="Priya",
+            summary="one line",
+            entities=("Postgres", "Priya"),
+            importance=0.9,
+            metadata={"source": {"file": "a.md", "lines": [1, 2]}},
+        ),
+    ]
+    for memory in samples:
+        text = memory.to_json()
+        again = _parse.__wrapped__(text)  # type: ignore[attr-defined]
+        assert again == memory
+        assert again.model_fields_set == Memory(**json.loads(text)).model_fields_set
+        assert again.timestamp.utcoffset() == memory.timestamp.utcoffset()
+        assert again.to_json() == text
+    # an older layout (a field missing) or a record edited by hand is validated in full
+    old = json.loads(samples[0].to_json())
+    del old["importance"]
+    assert _parse.__wrapped__(json.dumps(old)).importance == 0.5  # type: ignore[attr-defined]
+    bad = json.loads(samples[0].to_json()) | {"kind": "nonsense"}
+    with pytest.raises(MemoryValidationError):
+        _parse.__wrapped__(json.dumps(bad))  # type: ignore[attr-defined]
+    naive = json.loads(samples[0].to_json()) | {"timestamp": "2024-05-01T09:30:00"}
+    assert _parse.__wrapped__(json.dumps(naive)).timestamp.tzinfo is not None  # type: ignore[attr-defined]
