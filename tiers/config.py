@@ -69,6 +69,9 @@ class WarmConfig(_Section):
     ``backend: server`` talks to a Chroma server at ``host``:``port`` (``ssl``: over https);
     each data directory (namespace) gets its own collection there, named ``collection`` plus
     the directory's name (see :mod:`tiers.warm_layout`).
+    ``passage_words``: a memory whose content runs past this many words is also indexed by
+    passages of about this many words, so any part of a long memory can be found by meaning
+    (:mod:`tiers.passages`); 0 turns it off.
     """
 
     backend: Literal["embedded", "server"] = "embedded"
@@ -90,6 +93,7 @@ class WarmConfig(_Section):
     timeout_seconds: float = Field(default=30.0, gt=0)
     context: Literal["previous", "line", "none"] = "previous"
     context_chars: int = Field(default=300, ge=0)
+    passage_words: int = Field(default=0, ge=0)
 
 
 class ColdConfig(_Section):

@@ -41,6 +41,7 @@ from tiers.errors import (
 )
 from tiers.history import history_line
 from tiers.memory import Memory, ScoredMemory
+from tiers.passages import parent_of, passage_id, split_passages
 from tiers.warm_usage import UsageLog
 
 if TYPE_CHECKING:
@@ -51,6 +52,8 @@ log = logging.getLogger(__name__)
 FORMAT = 1  # bump when the record layout changes; a newer index is refused
 META_FORMAT, META_EMBEDDER, META_DIMENSION = "td_format", "td_embedder", "td_dimension"
 META_CONTEXT = "td_context"
+PASSAGES_SUFFIX = ".passages"  # the collection of a collection's passage vectors
+PARENT_FIELD = "parent"
 MEMORY_FIELD = "memory"
 TEXT_FIELD = "text_sha"  # hash of the text the vector embeds: re-embed only when it changes
 
@@ -77,11 +80,13 @@ class WarmTier:
         self.config = config
         self.embedder = embedder
         self._closed = False
+        self._passage_count = 0
         self._write_lock = threading.RLock()
         self._queries = QueryEmbeddingCache(embedder, config.query_cache_size)
         self._client: Any = open_client(self.path, config)
         try:
             self._collection = self._open_collection()
+            self._passages = self._open_passages()
             self._batch = min(config.write_batch_size, self._client.get_max_batch_size())
             state = state_dir if state_dir is not None else self.path
             self._usage = UsageLog(state / usage_file(config) if state is not None else None)
@@ -121,6 +126,30 @@ class WarmTier:
             raise self._failure(f"opening collection {name!r}", exc) from exc
         self._check_compatible(dict(collection.metadata or {}))
         return collection
+
+    def _open_passages(self) -> Any | None:
+        """The passage vectors' collection: created when ``passage_words`` is set, opened
+        whenever it exists (so that forget still erases passages written under another
+        setting), None otherwise."""
+        from chromadb.errors import NotFoundError
+
+        name = self._collection.name + PASSAGES_SUFFIX
+        try:
+            try:
+                passages = self._client.get_collection(name, embedding_function=None)
+            except NotFoundError:
+                if not self.config.passage_words:
+                    return None
+                passages = self._client.get_or_create_collection(
+                    name,
+                    embedding_function=None,
+                    configuration={"hnsw": {"space": "cosine"}},
+                    metadata={META_EMBEDDER: self.embedder.name},
+                )
+        except Exception as exc:
+            raise self._failure(f"opening collection {name!r}", exc) from exc
+        self._passage_count = int(passages.count())
+        return passages
 
     def _check_compatible(self, meta: dict[str, Any]) -> None:
         where = f"collection {self.config.collection!r} at {self._location()}"
@@ -173,9 +202,72 @@ class WarmTier:
         with self._write_lock:
             stored = self._stored(list(latest))
             embed, relabel = _plan(latest.values(), texts, stored)
-            vectors = self._embed([texts[m.id] for m in embed])
-            self._upsert(embed, vectors, texts)
+            passages = self._passages_of(embed)
+            vectors = self._embed([texts[m.id] for m in embed] + [t for _, _, t in passages])
+            self._upsert(embed, vectors[: len(embed)], texts)
             self._relabel(relabel, texts)
+            changed = [m.id for m in embed if m.id in stored]
+            self._replace_passages(changed, passages, vectors[len(embed) :])
+
+    def _passages_of(self, memories: Sequence[Memory]) -> list[tuple[str, str, str]]:
+        """(passage id, memory id, text) of the passages ``memories`` are also indexed by."""
+        words = self.config.passage_words
+        if not words or self._passages is None:
+            return []
+        out: list[tuple[str, str, str]] = []
+        for memory in memories:
+            speaker = memory.speaker or memory.kind.value
+            for n, passage in enumerate(split_passages(memory.content, words)):
+                out.append((passage_id(memory.id, n), memory.id, f"{speaker}: {passage}"))
+        return out
+
+    def _replace_passages(
+        self,
+        changed: Sequence[str],
+        passages: Sequence[tuple[str, str, str]],
+        vectors: npt.NDArray[np.float32],
+    ) -> None:
+        """Drop the passages of memories whose text changed, then write the new ones."""
+        if self._passages is None:
+            return
+        self._drop_passages(changed)
+        for start in range(0, len(passages), self._batch):
+            chunk = passages[start : start + self._batch]
+            try:
+                self._passages.upsert(
+                    ids=[i for i, _, _ in chunk],
+                    embeddings=vectors[start : start + len(chunk)],
+                    metadatas=[{PARENT_FIELD: parent} for _, parent, _ in chunk],
+                )
+            except Exception as exc:
+                raise self._failure("upsert of passages", exc) from exc
+        if passages or changed:
+            self._passage_count = int(self._passages.count())
+
+    def _passage_ids(self, parents: Sequence[str]) -> list[str]:
+        """The ids of the passages of ``parents``."""
+        if self._passages is None or not self._passage_count:
+            return []
+        found: list[str] = []
+        for chunk in _chunks(_valid_ids(parents), self._batch):
+            try:
+                got = self._passages.get(where={PARENT_FIELD: {"$in": chunk}}, include=[])
+            except Exception as exc:
+                raise self._failure("get of passages", exc) from exc
+            found += got["ids"]
+        return found
+
+    def _drop_passages(self, parents: Sequence[str]) -> list[str]:
+        """Delete the passages of ``parents``; return their ids."""
+        ids = self._passage_ids(parents)
+        if ids and self._passages is not None:
+            for chunk in _chunks(ids, self._batch):
+                try:
+                    self._passages.delete(ids=chunk)
+                except Exception as exc:
+                    raise self._failure("delete of passages", exc) from exc
+            self._passage_count = int(self._passages.count())
+        return ids
 
     def text_of(self, memory: Memory, context: str | None = None) -> str:
         """What the vector of ``memory`` embeds (see the module's docstring)."""
@@ -221,19 +313,40 @@ class WarmTier:
         self._check_open()
         if k <= 0 or not query.strip():
             return []
-        vector = self._query_vector(query)
+        vector = np.asarray(self._query_vector(query), dtype=np.float32).reshape(-1)
         try:
             result = self._collection.query(
-                query_embeddings=[np.asarray(vector, dtype=np.float32).reshape(-1)],
-                n_results=k,
-                include=["distances"],
+                query_embeddings=[vector], n_results=k, include=["distances"]
             )
         except Exception as exc:
             raise self._failure("query", exc) from exc
-        return [
+        pairs = [
             (str(i), min(1.0, max(0.0, 1.0 - float(d))))
             for i, d in zip(result["ids"][0], result["distances"][0], strict=False)
         ]
+        return self._with_passages(pairs, vector, k)
+
+    def _with_passages(
+        self, pairs: list[tuple[str, float]], vector: npt.NDArray[np.float32], k: int
+    ) -> list[tuple[str, float]]:
+        """``pairs`` merged with the memories whose passages are nearest: each memory scores
+        the best of its own vector and its passages', best first, ``k`` at most."""
+        if self._passages is None or not self._passage_count:
+            return pairs
+        try:
+            result = self._passages.query(
+                query_embeddings=[vector],
+                n_results=min(k, self._passage_count),
+                include=["distances"],
+            )
+        except Exception as exc:
+            raise self._failure("query of passages", exc) from exc
+        best = dict(pairs)
+        for i, d in zip(result["ids"][0], result["distances"][0], strict=False):
+            parent, score = parent_of(str(i)), min(1.0, max(0.0, 1.0 - float(d)))
+            if score > best.get(parent, -1.0):
+                best[parent] = score
+        return sorted(best.items(), key=lambda pair: -pair[1])[:k]
 
     def search_vector(self, vector: npt.ArrayLike, k: int) -> list[ScoredMemory]:
         """Like :meth:`search` with a precomputed query vector (1-D, the embedder's dimension)."""
@@ -252,7 +365,15 @@ class WarmTier:
             )
         except Exception as exc:
             raise self._failure("query", exc) from exc
-        return self._hits(result["ids"][0], result["metadatas"][0], result["distances"][0])
+        hits = self._hits(result["ids"][0], result["metadatas"][0], result["distances"][0])
+        if self._passages is None or not self._passage_count:
+            return hits
+        pairs = self._with_passages([(h.id, h.score) for h in hits], query, k)
+        known = {h.id: h.memory for h in hits}
+        stored = self._stored([i for i, _ in pairs if i not in known])
+        known.update((i, Memory.from_json(json)) for i, (json, _) in stored.items())
+        kept = [(i, score) for i, score in pairs if i in known]
+        return [ScoredMemory(known[i], self.name, s, n) for n, (i, s) in enumerate(kept)]
 
     def get(self, ids: Sequence[str]) -> list[Memory]:
         """The memories held among ``ids``, in that order; unknown ids are skipped."""
@@ -266,9 +387,11 @@ class WarmTier:
         with self._write_lock:
             present = self.contains(ids)
             self._delete(sorted(present))
+            passages = self._drop_passages(list(ids))
             self._usage.removed(present)
-            if present and self.config.backend == "embedded" and self.path is not None:
-                erase_chroma(self.path, sorted(present))  # no byte of them left on disk
+            gone = sorted(present) + passages
+            if gone and self.config.backend == "embedded" and self.path is not None:
+                erase_chroma(self.path, gone)  # no byte of them left on disk
         return len(present)
 
     def count(self) -> int:
@@ -320,6 +443,7 @@ class WarmTier:
                     break
                 present = self.contains(candidates)
                 self._delete([i for i in candidates if i in present])
+                self._drop_passages(candidates)
                 self._usage.removed(candidates)
                 evicted += [i for i in candidates if i in present]
         return evicted
@@ -338,6 +462,7 @@ class WarmTier:
             "embedder": self.embedder.name,
             "embedder_backend": getattr(self.embedder, "backend", type(self.embedder).__name__),
             "dimension": self.embedder.dimension,
+            "passages": self._passage_count if self._passages is not None else 0,
             "query_cache": {"size": len(self._queries), "hits": self._queries.hits},
         }
 
@@ -352,6 +477,8 @@ class WarmTier:
             names = {getattr(c, "name", c) for c in client.list_collections()}
             if config.collection in names:
                 client.delete_collection(config.collection)
+            if config.collection + PASSAGES_SUFFIX in names:
+                client.delete_collection(config.collection + PASSAGES_SUFFIX)
         except Exception as exc:
             raise TierUnavailableError(f"dropping {config.collection!r} failed: {exc}") from exc
         finally:
