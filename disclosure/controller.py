@@ -217,6 +217,8 @@ class DisclosureController(LongTermMemory):
         self.caches.erase(report.ids, report.sessions)
         self.consolidation.forgotten(report.ids, report.sessions)
         self.citation_log.forget(report.ids)
+        if report.ids:
+            self.participants.forgotten(self.store)
         return report
 
     def _enriched_later(self, memories: list[Memory]) -> None:

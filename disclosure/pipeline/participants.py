@@ -1,10 +1,11 @@
 """Who speaks in the stored conversations, and which of them a query names.
 
-Embedded, kept in a small JSON file beside the store (names only grow; a forgotten speaker
-costs nothing but a prior on a name nobody uses), rebuilt from the archive when the file is
+Embedded, kept in a small JSON file beside the store, rebuilt from the archive when the file is
 missing. With a PostgreSQL archive, kept in the namespace's schema (``participants``, one row a
 name, added with ``ON CONFLICT DO NOTHING`` so replicas adding names at once lose none), and each
-query first checks the row count, reloading the names when another replica added some.
+query first checks the row count, reloading the names when another replica added or removed
+some. A name leaves when a forget removes the last memory that speaker said: a user who forgets
+everything someone said does not expect that person's name kept.
 """
 
 from __future__ import annotations
@@ -49,6 +50,31 @@ class Participants:
             if self._tables is None:
                 self._save()
 
+    def forgotten(self, store: TieredStore) -> set[str]:
+        """After a forget: drop the names no remaining memory is spoken by; return them.
+        Reads the archive's speakers once (a forget already rewrites the archive's file)."""
+        self._follow()
+        remaining: set[str] = set()
+        for memory in store.iter_memories():
+            if memory.speaker:
+                remaining |= {memory.speaker, memory.speaker.strip()}
+        with self._lock:
+            gone = self._names - remaining
+        if not gone:
+            return set()
+        if self._tables is not None:
+            with self._tables.write() as conn:
+                conn.executemany(
+                    "DELETE FROM participants WHERE name = ?", [(n,) for n in sorted(gone)]
+                )
+            self._tables.erase(["participants"])  # no dead row keeps the name
+        with self._lock:
+            self._names -= gone
+            self._pattern = None
+            if self._tables is None:
+                self._save()
+        return gone
+
     def named_in(self, query: str) -> set[str]:
         """The participants (as stored) that ``query`` names, by full name or first name."""
         self._follow()
@@ -68,8 +94,8 @@ class Participants:
             return iter(sorted(self._names))
 
     def _follow(self) -> None:
-        """Shared names: reload them when the table holds others than this process knows
-        (names only grow, and this process's own are in the table: a count tells)."""
+        """Shared names: reload them when the table holds another number of names than this
+        process knows (another replica added or removed some)."""
         if self._tables is None:
             return
         count = int(self._tables.rows("SELECT COUNT(*) FROM participants")[0][0])

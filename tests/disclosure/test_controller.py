@@ -464,3 +464,23 @@ def test_index_lines_stay_one_line_for_memories_without_a_summary(
     assert "\n" not in entry.summary
     assert len(entry.summary) <= 100
     assert " ".join(content.split()).startswith(entry.summary.rstrip("…"))
+
+
+def test_forgetting_all_a_speaker_said_forgets_their_name(tmp_path: Path) -> None:
+    """The participants file keeps only names that still speak in some memory, across reopens."""
+    memories = [
+        Memory(id="a1", content="The lease ends in June.", speaker="Oriane Vasquez"),
+        Memory(id="a2", content="Call the landlord on Friday.", speaker="Oriane Vasquez"),
+        Memory(id="b1", content="I booked the van.", speaker="Tomasz"),
+    ]
+    with DisclosureController.from_profile("default", data_dir=tmp_path) as ctl:
+        ctl.ingest(memories)
+        assert ctl.participants.named_in("what did Oriane say?") == {"Oriane Vasquez"}
+        ctl.forget(ids=["a1"])
+        assert "Oriane Vasquez" in set(ctl.participants)  # a2 still hers
+        ctl.forget(ids=["a2"])
+        assert set(ctl.participants) == {"Tomasz"}
+        assert ctl.participants.named_in("what did Oriane say?") == set()
+    assert "Oriane" not in (tmp_path / "participants.json").read_text(encoding="utf-8")
+    with DisclosureController.from_profile("default", data_dir=tmp_path) as ctl:
+        assert set(ctl.participants) == {"Tomasz"}

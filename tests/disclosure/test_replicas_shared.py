@@ -241,3 +241,23 @@ def test_side_files_left_in_a_replicas_directory_are_named_in_a_warning(
     warned = [r.getMessage() for r in caplog.records if "no longer uses" in r.getMessage()]
     assert len(warned) == 1 and "participants.json" in warned[0]
     assert (directory / "participants.json").exists()  # left to the operator
+
+
+def test_a_speaker_whose_every_memory_is_forgotten_leaves_the_shared_names(
+    replicas: tuple[DisclosureController, DisclosureController, str], pg_url: str
+) -> None:
+    """Forgetting all a speaker said removes their name, for every replica and from the table;
+    a speaker with memories left keeps theirs."""
+    one, two, namespace = replicas
+    one.ingest(hand_made())
+    said_by_marco = [m.id for m in hand_made() if m.speaker == "Marco"]
+    assert said_by_marco and "Marco" in set(two.participants)
+    two.forget(ids=said_by_marco[:-1])
+    assert "Marco" in set(one.participants)  # one memory of his is left
+    two.forget(ids=said_by_marco[-1:])
+    assert "Marco" not in set(one.participants) and "Marco" not in set(two.participants)
+    assert one.participants.named_in("What did Marco say?") == set()
+    assert {"Dana", "Priya"} <= set(one.participants)
+    with psycopg.connect(pg_url) as conn:
+        rows = conn.execute(f'SELECT name FROM "{schema_name(namespace)}".participants').fetchall()
+    assert ("Marco",) not in rows
