@@ -19,6 +19,7 @@ store builds the warm tier), ``.lock`` (one store per directory at a time).
 
 from __future__ import annotations
 
+import json
 import logging
 import threading
 import time
@@ -495,6 +496,18 @@ class TieredStore:
         """Memories in time order, a page at a time (of one session, or all)."""
         self._check_open()
         return page(self._archive.query, session_id=session_id, cursor=cursor, limit=limit)
+
+    def speaks(self, speaker: str) -> bool:
+        """Whether some stored memory has ``speaker`` as its speaker (one pass of the archive in
+        SQL, stopping at the first; SQLite's LIKE folds ASCII case, so a name differing only in
+        case counts as present)."""
+        self._check_open()
+        fragment = '"speaker":' + json.dumps(speaker, ensure_ascii=False)
+        escaped = fragment.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+        rows = self._archive.query(
+            "SELECT 1 FROM memories WHERE body LIKE ? ESCAPE '\\' LIMIT 1", (f"%{escaped}%",)
+        )
+        return bool(rows)
 
     def citation_of(self, ids: Sequence[str]) -> dict[str, str]:
         self._check_open()

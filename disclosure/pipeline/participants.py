@@ -50,16 +50,19 @@ class Participants:
             if self._tables is None:
                 self._save()
 
-    def forgotten(self, store: TieredStore) -> set[str]:
-        """After a forget: drop the names no remaining memory is spoken by; return them.
-        Reads the archive's speakers once (a forget already rewrites the archive's file)."""
+    def forgotten(self, store: TieredStore, speakers: Iterable[str]) -> set[str]:
+        """After a forget of memories by ``speakers``: drop those of the names no remaining
+        memory is spoken by (one SQL pass of the archive each, stopping at the first that
+        still speaks); return them."""
         self._follow()
-        remaining: set[str] = set()
-        for memory in store.iter_memories():
-            if memory.speaker:
-                remaining |= {memory.speaker, memory.speaker.strip()}
         with self._lock:
-            gone = self._names - remaining
+            known = set(self._names)
+        gone = {
+            name
+            for speaker in speakers
+            for name in {speaker, speaker.strip()} & known
+            if not store.speaks(speaker) and not store.speaks(name)
+        }
         if not gone:
             return set()
         if self._tables is not None:

@@ -218,3 +218,19 @@ def test_unknown_tier_name(store: TieredStore) -> None:
     """search names the valid tiers when given an unknown one."""
     with pytest.raises(InvalidInputError, match="hot, warm, cold"):
         store.search("lukewarm", "x", 1)  # type: ignore[arg-type]
+
+
+def test_speaks_matches_a_speaker_exactly_whatever_their_name_holds(store: TieredStore) -> None:
+    """LIKE wildcards, quotes, backslashes and other scripts in a name are matched literally,
+    and a name that is only part of another speaker's, or a word in a content, does not count."""
+    names = ["Ana_Lu 100%", 'Zoë "Z" O\\Neil', "Bartholomew"]
+    store.ingest(
+        [Memory(id=f"m{i}", content=f"hello {i}", speaker=n) for i, n in enumerate(names)]
+        + [Memory(id="c", content='"speaker":"Bart" is not a speaker', speaker="Carla")]
+    )
+    for name in names:
+        assert store.speaks(name)
+    for absent in ("Ana_Lu 100", "AnaXLu 100%", "Zoë", "Bart", "Bartholome", "%", "_"):
+        assert not store.speaks(absent), absent
+    store.forget(["m2"])
+    assert not store.speaks("Bartholomew")
