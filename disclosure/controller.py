@@ -213,27 +213,12 @@ class DisclosureController(LongTermMemory):
             raise InvalidInputError("forget needs ids=[...] or session_id=...")
         if isinstance(ids, str):
             raise InvalidInputError("forget takes a sequence of ids, not a single string")
-        targets = self._ids_of(ids or ())
-        speakers = self._speakers_of(targets, session_id)
-        report = self.store.forget(targets, session_id=session_id)
+        report = self.store.forget(self._ids_of(ids or ()), session_id=session_id)
         self.caches.erase(report.ids, report.sessions)
         self.consolidation.forgotten(report.ids, report.sessions)
         self.citation_log.forget(report.ids)
-        if report.ids and speakers:
-            self.participants.forgotten(self.store, speakers)
+        self.participants.forgotten(self.store, report.speakers)
         return report
-
-    def _speakers_of(self, ids: Sequence[str], session_id: str | None) -> set[str]:
-        """Who spoke the memories a forget is about to remove (their names may go with them)."""
-        speakers = {m.speaker for m in self.store.get(ids) if m.speaker}
-        cursor: str | None = None
-        while session_id is not None:
-            page = self.store.page(session_id=session_id, cursor=cursor, limit=500)
-            speakers.update(m.speaker for m in page.memories if m.speaker)
-            if page.cursor is None:
-                break
-            cursor = page.cursor
-        return speakers
 
     def _enriched_later(self, memories: list[Memory]) -> None:
         """The store filled in entities and summaries after ingest: caches built on the

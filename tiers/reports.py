@@ -28,11 +28,13 @@ class IngestReport:
 
 @dataclass(frozen=True, slots=True)
 class ForgetReport:
-    """What ``forget`` removed: ids, their citation codes and the sessions they belonged to."""
+    """What ``forget`` removed: ids, their citation codes, the sessions they belonged to and
+    who spoke them."""
 
     ids: tuple[str, ...] = ()
     citations: tuple[str, ...] = ()
     sessions: tuple[str, ...] = ()
+    speakers: tuple[str, ...] = ()
 
     @property
     def count(self) -> int:

@@ -312,6 +312,7 @@ class TieredStore:
             ids=gone,
             citations=tuple(citations[i] for i in gone),
             sessions=tuple(sorted({m.session_id for m in removed})),
+            speakers=tuple(sorted({m.speaker for m in removed if m.speaker})),
         )
 
     def _requeue_successors(self, txn: ArchiveTxn, ids: Sequence[str]) -> int:

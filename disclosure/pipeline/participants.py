@@ -52,17 +52,15 @@ class Participants:
 
     def forgotten(self, store: TieredStore, speakers: Iterable[str]) -> set[str]:
         """After a forget of memories by ``speakers``: drop those of the names no remaining
-        memory is spoken by (one SQL pass of the archive each, stopping at the first that
-        still speaks); return them."""
+        memory is spoken by (one SQL pass of the archive each, stopping at the first memory
+        found); return them."""
+        speakers = list(speakers)
+        if not speakers:
+            return set()
         self._follow()
         with self._lock:
-            known = set(self._names)
-        gone = {
-            name
-            for speaker in speakers
-            for name in {speaker, speaker.strip()} & known
-            if not store.speaks(speaker) and not store.speaks(name)
-        }
+            candidates = {n for s in speakers for n in (s, s.strip())} & self._names
+        gone = {name for name in candidates if not store.speaks(name)}
         if not gone:
             return set()
         if self._tables is not None:
