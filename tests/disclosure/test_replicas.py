@@ -9,6 +9,8 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
@@ -83,6 +85,28 @@ def _wait_healthy(base: str, process: subprocess.Popen[str]) -> None:
     pytest.fail("a replica did not answer /health in time")
 
 
+Replica = tuple[str, "subprocess.Popen[str]"]
+
+
+@contextmanager
+def _two_replicas(tmp_path: Path, pg_url: str) -> Iterator[tuple[Replica, Replica]]:
+    """Two `disclosure serve --database-url` processes on the lean profile, each with its own
+    data directory, answering /health; killed (if still alive) when the block ends."""
+    profile = tmp_path / "lean.yaml"
+    profile.write_text(make_lean_profile().to_yaml(), encoding="utf-8")
+    replicas = [_start_replica(tmp_path / name, profile, pg_url) for name in ("a", "b")]
+    try:
+        for base, process in replicas:
+            _wait_healthy(base, process)
+        yield replicas[0], replicas[1]
+    finally:
+        for _, process in replicas:
+            if process.poll() is None:
+                process.kill()
+            process.wait(timeout=30)
+            process.stderr.close()  # type: ignore[union-attr]
+
+
 def _turns(user: str, batch: int, size: int = 20) -> list[dict[str, str]]:
     return [
         {
@@ -99,14 +123,7 @@ def test_two_replicas_serve_every_namespace_and_survive_a_kill(pg_url: str, tmp_
     concurrent ingest and disclose for three users through both; one is SIGKILLed in the middle
     of a bulk ingest; every batch it acknowledged is then disclosed by the other, and no user's
     words reach another user's context."""
-    profile = tmp_path / "lean.yaml"
-    profile.write_text(make_lean_profile().to_yaml(), encoding="utf-8")
-    (a, proc_a), (b, proc_b) = (
-        _start_replica(tmp_path / name, profile, pg_url) for name in ("a", "b")
-    )
-    try:
-        _wait_healthy(a, proc_a)
-        _wait_healthy(b, proc_b)
+    with _two_replicas(tmp_path, pg_url) as ((a, proc_a), (b, _)):
         users = ["ana", "ben", "cai"]
         failures: list[str] = []
 
@@ -173,12 +190,6 @@ def test_two_replicas_serve_every_namespace_and_survive_a_kill(pg_url: str, tmp_
                     json={"query": f"where did the deezeta{batch} ledger move?"},
                 ).json()  # fmt: skip
                 assert f"deezeta{batch}" in seen["text"]
-    finally:
-        for process in (proc_a, proc_b):
-            if process.poll() is None:
-                process.kill()
-            process.wait(timeout=30)
-            process.stderr.close()  # type: ignore[union-attr]
 
 
 def test_citations_and_summaries_recorded_through_one_served_replica_are_read_through_another(
@@ -187,14 +198,7 @@ def test_citations_and_summaries_recorded_through_one_served_replica_are_read_th
     """Two `disclosure serve --database-url` processes: a reply's citations fed back and a
     consolidation run through one are listed by the other's /v1/citations and /v1/summaries,
     and a forget through the other removes them for both."""
-    profile = tmp_path / "lean.yaml"
-    profile.write_text(make_lean_profile().to_yaml(), encoding="utf-8")
-    (a, proc_a), (b, proc_b) = (
-        _start_replica(tmp_path / name, profile, pg_url) for name in ("a", "b")
-    )
-    try:
-        _wait_healthy(a, proc_a)
-        _wait_healthy(b, proc_b)
+    with _two_replicas(tmp_path, pg_url) as ((a, _), (b, _)):
         user = {"user": "ivy"}
         with httpx.Client(timeout=60) as client:
             ingested = client.post(
@@ -222,12 +226,6 @@ def test_citations_and_summaries_recorded_through_one_served_replica_are_read_th
             assert counted["citations"] == []
             summaries = client.get(f"{a}/v1/summaries", params=user).json()["summaries"]
             assert summaries and not any(first["id"] in s["sources"] for s in summaries)
-    finally:
-        for process in (proc_a, proc_b):
-            if process.poll() is None:
-                process.kill()
-            process.wait(timeout=30)
-            process.stderr.close()  # type: ignore[union-attr]
 
 
 def test_forget_all_drops_the_namespace_from_the_database(
