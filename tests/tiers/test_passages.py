@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.disk_bytes import files_with
 from tiers import Memory
 from tiers.config import WarmConfig
 from tiers.onnx_embedder import OnnxEmbedder
@@ -93,8 +94,7 @@ def test_new_text_replaces_passages_and_forget_erases_them(
         assert warm.stats()["passages"] == 0
     finally:
         warm.close()
-    leaked = [p for p in directory.rglob("*") if p.is_file() and b"zebra-4471" in p.read_bytes()]
-    assert leaked == []
+    assert files_with(directory, "zebra-4471") == []
 
 
 def test_passages_written_before_are_still_searched_and_erased_when_turned_off(
@@ -112,5 +112,4 @@ def test_passages_written_before_are_still_searched_and_erased_when_turned_off(
         assert warm.stats()["passages"] == 0
     finally:
         warm.close()
-    leaked = [p for p in directory.rglob("*") if p.is_file() and b"cetirizine" in p.read_bytes()]
-    assert leaked == []
+    assert files_with(directory, "cetirizine") == []
