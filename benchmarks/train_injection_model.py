@@ -45,6 +45,7 @@ from formatters.safety import _scan_at, is_flagged, learned_view
 ROOT = Path(__file__).resolve().parents[1]
 BANK = ROOT / "benchmarks" / "injection_bank"
 RESULTS = ROOT / "benchmarks" / "results" / "injection_model.json"
+SPENT_SEALED = ROOT / "benchmarks" / "sealed" / "injection_sealed.json"
 SEED = 20261125
 
 
@@ -145,8 +146,26 @@ def corpus_items() -> list[Item]:
     ]
 
 
+def bank_files() -> list[Path]:
+    """The bank's training files: every ``attacks*.txt`` and ``benign*.txt`` (the ``fresh_*``
+    test sets are not among them)."""
+    return sorted([*BANK.glob("attacks*.txt"), *BANK.glob("benign*.txt")])
+
+
+def spent_sealed_items() -> list[Item]:
+    """The first sealed set (benchmarks/sealed/injection_sealed.json), trained on since it was
+    measured once; a newer sealed set, never trained on, has taken its place as the test."""
+    data = json.loads(SPENT_SEALED.read_text(encoding="utf-8"))
+    return [
+        Item(text, label, "sealed", "hand")
+        for label, texts in ((1, data["attacks"]), (0, data["benign"]))
+        for text in texts
+    ]
+
+
 def load_bank(chat: int = 3000) -> list[Item]:
-    items = read_bank(BANK / "attacks.txt") + read_bank(BANK / "benign.txt")
+    items = [item for path in bank_files() for item in read_bank(path)]
+    items += spent_sealed_items()
     items += corpus_items()
     items += chat_windows(chat, random.Random(SEED))
     items += [Item(t, lab, k, "generated") for t, lab, k in variations(random.Random(SEED))]
@@ -235,13 +254,17 @@ def _report(
     labels: np.ndarray,
     scores: np.ndarray,
     rules: np.ndarray,
+    hidden: np.ndarray,
     threshold: float,
+    veto: float,
 ) -> dict[str, object]:
-    """Rates of the classifier alone and of rules-or-classifier on the items that were held out,
-    per kind, with the texts each gets wrong."""
+    """Rates of the classifier alone and of rules-or-classifier (as the scan combines them: the
+    rules' flag stands unless the classifier scores the text under ``veto`` and it hides
+    nothing) on the items that were held out, per kind, with the texts each gets wrong."""
     seen = ~np.isnan(scores)
     learned = seen & (np.nan_to_num(scores) >= threshold)
-    both = learned | rules
+    vetoed = rules & seen & ~hidden & (np.nan_to_num(scores) < veto)
+    both = learned | (rules & ~vetoed)
     per_kind: dict[str, dict[str, object]] = {}
     for label, kind in sorted({(i.label, i.kind) for i in items}):
         idx = [j for j, i in enumerate(items) if seen[j] and i.label == label and i.kind == kind]
@@ -264,6 +287,8 @@ def _report(
         "benign_flagged_rules": int((rules & benign).sum()),
         "benign_flagged_classifier": int((learned & benign).sum()),
         "benign_flagged_with_rules": int((both & benign).sum()),
+        "attacks_vetoed": int((vetoed & attack).sum()),
+        "benign_vetoed": int((vetoed & benign).sum()),
         "chat_windows": int(chat.sum()),
         "chat_flagged_with_rules": int((both & chat).sum()),
         "per_kind": per_kind,
@@ -273,7 +298,8 @@ def _report(
         f"(rules alone {out['attacks_flagged_rules']}, classifier alone "
         f"{out['attacks_flagged_classifier']}); benign {out['benign_flagged_with_rules']} of "
         f"{out['benign']} (rules {out['benign_flagged_rules']}, classifier "
-        f"{out['benign_flagged_classifier']}); real chat windows "
+        f"{out['benign_flagged_classifier']}); the rules' flag vetoed on "
+        f"{out['attacks_vetoed']} attacks and {out['benign_vetoed']} benign; real chat windows "
         f"{out['chat_flagged_with_rules']} of {out['chat_windows']}"
     )
     for kind, r in per_kind.items():
@@ -288,7 +314,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--l2", type=float, default=3e-4)
     parser.add_argument("--epochs", type=int, default=300)
-    parser.add_argument("--min-df", type=int, default=2)
+    parser.add_argument("--min-df", type=int, default=3)
     parser.add_argument(
         "--max-fp",
         type=float,
@@ -301,11 +327,19 @@ def main(argv: list[str] | None = None) -> int:
         default=3000,
         help="real chat windows in the bank (0: none)",
     )
+    parser.add_argument(
+        "--veto",
+        type=float,
+        default=0.2,
+        help="below this probability the rules alone do not flag a text that hides nothing",
+    )
     args = parser.parse_args(argv)
     items = load_bank(args.chat)
     labels = np.array([i.label for i in items])
     feats = extract(items)
-    rules = np.array([is_flagged(_scan_at(i.text, 0, learned=False)) for i in items])
+    found = [_scan_at(i.text, 0, learned=False) for i in items]
+    rules = np.array([is_flagged(f) for f in found])
+    hidden = np.array([any(x.kind == "hidden" for x in f) for f in found])
     print(
         f"bank: {int(labels.sum())} attacks, {int((1 - labels).sum())} benign "
         f"({sum(i.source == 'hand' for i in items)} hand-written), "
@@ -326,14 +360,16 @@ def main(argv: list[str] | None = None) -> int:
     benign_scores = np.sort(phrasing[(labels == 0) & written & ~np.isnan(phrasing)])
     allowed = int(args.max_fp * len(benign_scores))
     threshold = round(min(max(float(benign_scores[-(allowed + 1)]) + 1e-4, 0.5), 0.99), 4)
-    report = {"threshold": threshold, "settings": vars(args)}
+    report = {"threshold": threshold, "veto": args.veto, "settings": vars(args)}
     report["new_phrasings"] = _report(
         f"hand-written texts, 5 folds, threshold {threshold}",
         items,
         labels,
         phrasing,
         rules,
+        hidden,
         threshold,
+        args.veto,
     )
     # New techniques: each kind of each class held out in turn, hand-written and generated.
     kinds = sorted({(i.label, i.kind) for i in items if i.source != "corpus"})
@@ -345,7 +381,7 @@ def main(argv: list[str] | None = None) -> int:
         args,
     )
     report["new_techniques"] = _report(
-        "each kind held out in turn", items, labels, techniques, rules, threshold
+        "each kind held out in turn", items, labels, techniques, rules, hidden, threshold, args.veto
     )
     weights, bias = fit(feats, labels, l2=args.l2, epochs=args.epochs, min_df=args.min_df)
     model = {
@@ -355,6 +391,7 @@ def main(argv: list[str] | None = None) -> int:
         "bank": {"attacks": int(labels.sum()), "benign": int((1 - labels).sum())},
         "bias": bias,
         "threshold": threshold,
+        "veto": args.veto,
         "weights": dict(sorted(weights.items())),
     }
     MODEL_PATH.write_text(

@@ -17,6 +17,8 @@ undone):
 - ``c@``, ``s@``, ``x@``: words mapped to what they stand for (a model, the user, an order to
   ignore, earlier instructions, a secret ...) in many languages, alone, next to a neighbour, and
   two in the same text, so an order learned in one wording counts in another;
+- ``g:`` runs of five characters (spaces collapsed), which see across word boundaries and
+  inside words cut apart or glued together (``ig nore``, ``ignoreall``);
 - ``k:`` the kinds of rule findings in the same text (``addressed``, ``authority`` ...), so the
   rules' evidence counts without flagging alone.
 
@@ -143,6 +145,7 @@ _RUN_CONCEPT = re.compile(
 )
 _LINE_HEAD = re.compile(r"^\s*([^\W\d_][\w ]{0,15}?)\s*:", re.MULTILINE)
 _SENTENCE_END = re.compile(r"(?<=[.!?\u3002\uff01\uff1f])\s+|\n+")
+_GRAM = 5  # letters per ``g:`` feature
 _WINDOW_CHARS = 400
 _MAX_WINDOWS = 64  # a very long memory: its first 64 windows (about 25 KB) are scored
 
@@ -156,6 +159,8 @@ def features(folded: str, raw: str = "", kinds: Iterable[str] = ()) -> set[str]:
 def _text_features(folded: str) -> set[str]:
     tokens = [t for t in _TOKEN.findall(folded) if t not in _IGNORED]
     found = {f"w:{t}" for t in tokens}
+    spaced = " ".join(folded.split())
+    found.update(f"g:{spaced[i : i + _GRAM]}" for i in range(len(spaced) - _GRAM + 1))
     found.update(f"p:{t[:5]}" for t in tokens if len(t) > 5)
     mapped = [_CONCEPTS.get(t, t) for t in tokens]
     found_concepts = {_CONCEPTS[t] for t in tokens if t in _CONCEPTS}
@@ -207,6 +212,9 @@ class InjectionModel:
     weights: dict[str, float]
     bias: float
     threshold: float
+    #: below this probability the text reads as ordinary, and the rules alone do not flag it
+    #: (unless it hides text); 0 turns that off
+    veto: float = 0.0
 
     def probability(self, folded: str, raw: str = "", kinds: Iterable[str] = ()) -> float:
         """The probability that the text is an injected instruction: the highest of its
@@ -226,6 +234,7 @@ def load_model(path: Path = MODEL_PATH) -> InjectionModel:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
         weights = {str(k): float(v) for k, v in data["weights"].items()}
-        return InjectionModel(weights, float(data["bias"]), float(data["threshold"]))
+        veto = float(data.get("veto", 0.0))
+        return InjectionModel(weights, float(data["bias"]), float(data["threshold"]), veto)
     except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
         raise ValueError(f"cannot load the injection model {path}: {exc}") from exc

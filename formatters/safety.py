@@ -29,7 +29,11 @@ obfuscation) each weigh under 1 and flag a text only when several combine. Last,
 classifier (:mod:`formatters.injection_model`: a logistic regression over words, stems and
 concept words in many languages plus the kinds of the rule findings, trained offline, shipped as
 JSON weights) scores the folded text and flags it on its own when its probability reaches the
-threshold fixed in training; it also scores what hidden text decodes to.
+threshold fixed in training; it also scores what hidden text decodes to. It also vetoes: a text
+the rules flag but the classifier reads as ordinary (probability under the model's ``veto``) is
+not flagged, unless it hides text. The rules match words and shapes that notes about admins,
+prompts and tools use too; the classifier weighs the whole text. The veto shows in the findings
+as ``classifier-ordinary`` with a negative weight that cancels the rules'.
 """
 
 from __future__ import annotations
@@ -167,7 +171,10 @@ _EXCERPT_CHARS = 80
 
 
 def scan(text: str) -> list[Finding]:
-    """Every suspicious pattern in ``text``, strongest first; an empty list for clean text."""
+    """Every suspicious pattern in ``text``, strongest first; an empty list for clean text.
+
+    A ``classifier-ordinary`` finding (negative weight) records the classifier's veto of the
+    rules' flag; :func:`is_flagged` sums the weights."""
     return list(_scan(text))
 
 
@@ -222,10 +229,14 @@ def _scan_at(text: str, depth: int, *, learned: bool = True) -> tuple[Finding, .
     findings += [_finding(MIXED_SCRIPT_RULE, m.group(0)) for m in _mixed_words(lower)]
     findings += [_finding(TOOL_IDENTIFIER_RULE, m.group(0)) for m in _tool_orders(lower)]
     findings += _signal_findings(text, folded, lower)
+    probability = None
     if learned:
-        findings += _learned_findings(bare, folded, findings)
+        probability = _probability(bare, folded, findings)
+        findings += _learned_findings(probability, folded)
     if depth < _HIDDEN_DEPTH:
         findings += _hidden_findings(bare, depth, learned=learned)
+    if probability is not None and depth == 0:
+        findings += _veto(probability, folded, findings)
     unique = {(f.rule, f.excerpt.lower()): f for f in findings}
     return tuple(sorted(unique.values(), key=_strongest_first))
 
@@ -249,14 +260,33 @@ def _rule_kinds(findings: Iterable[Finding]) -> tuple[str, ...]:
     return tuple(sorted({f.kind for f in findings if not f.quoted}))
 
 
-def _learned_findings(bare: str, folded: str, findings: list[Finding]) -> list[Finding]:
-    """A finding of weight 1 when the classifier (:mod:`formatters.injection_model`) puts the
-    text at or above its threshold; the rules' findings so far are among its features."""
-    model = load_model()
-    probability = model.probability(folded, bare, _rule_kinds(findings))
-    if probability < model.threshold:
+def _probability(bare: str, folded: str, findings: list[Finding]) -> float:
+    """The classifier's (:mod:`formatters.injection_model`) probability that the text is an
+    injected order; the rules' findings so far are among its features."""
+    return load_model().probability(folded, bare, _rule_kinds(findings))
+
+
+def _learned_findings(probability: float, folded: str) -> list[Finding]:
+    """A finding of weight 1 when the classifier's probability reaches its threshold."""
+    if probability < load_model().threshold:
         return []
     return [Finding("learned", "classifier", f"p={probability:.2f}: {folded[:60]}", 1.0)]
+
+
+def _veto(probability: float, folded: str, findings: list[Finding]) -> list[Finding]:
+    """A finding that cancels the rules' weight when the classifier reads the text as ordinary
+    (probability under its ``veto``) and nothing in it is hidden: the rules match words and
+    shapes that ordinary notes about prompts, admins and tools use too, while the classifier
+    weighs the whole text. Hidden text (invisible tag characters, a suspicious decoded payload)
+    is never ordinary, so it is not vetoed."""
+    if probability >= load_model().veto or any(f.kind == "hidden" for f in findings):
+        return []
+    if not is_flagged(findings):
+        return []
+    weight = sum(f.weight for f in findings if not f.quoted)
+    weight += min(_QUOTED_CAP, sum(f.weight for f in findings if f.quoted))
+    excerpt = f"p={probability:.2f}: {folded[:60]}"
+    return [Finding("learned", "classifier-ordinary", excerpt, -weight)]
 
 
 def _signal_findings(raw: str, folded: str, lower: str) -> list[Finding]:
