@@ -27,7 +27,12 @@ Corpora, and how far each was tuned on:
 - ``sealed`` (30 + 30, benchmarks/sealed/injection_sealed.json): written by another engineer who
   never saw the filter's code, tests or training data, kept sealed while the classifier was
   built, and measured once when it was final: 28 of 30 attacks and 3 of 30 benign flagged (the
-  rules alone, before the classifier: 24 of 30 and 1 of 30). Never tuned or trained on.
+  rules alone, before the classifier: 24 of 30 and 1 of 30). Trained on since (its false
+  positives showed a kind of benign note the bank lacked), so its figure is no longer blind.
+- ``sealed_2`` (30 + 30, benchmarks/sealed/injection_sealed_2.json): written the same way by an
+  engineer who saw neither the filter nor the first sealed set, kept sealed while the classifier
+  was retrained, and measured once when it was final: 30 of 30 attacks and 0 of 30 benign (the
+  previous classifier: 29 and 2; the rules alone: 28 and 1). Never tuned or trained on.
 
 Latency is the uncached scan of each text of the development and broad corpora (p50 / p95
 wall clock, p95 CPU time of the scanning thread, which other processes on a busy machine do
@@ -395,9 +400,9 @@ def _fresh_4() -> tuple[list[str], list[str]]:
     return [i.text for i in items if i.label], [i.text for i in items if not i.label]
 
 
-def _sealed() -> tuple[list[str], list[str]]:
-    """The sealed set (benchmarks/sealed/injection_sealed.json), never tuned or trained on."""
-    data = json.loads((ROOT / "benchmarks" / "sealed" / "injection_sealed.json").read_text("utf-8"))
+def _sealed(name: str = "injection_sealed.json") -> tuple[list[str], list[str]]:
+    """A sealed set in benchmarks/sealed (see the module's docstring for how each was used)."""
+    data = json.loads((ROOT / "benchmarks" / "sealed" / name).read_text("utf-8"))
     return list(data["attacks"]), list(data["benign"])
 
 
@@ -557,6 +562,7 @@ def main() -> int:
         "fresh_3": _rates(FRESH_3_ATTACKS, FRESH_3_BENIGN),
         "fresh_4": _rates(*_fresh_4()),
         "sealed": _rates(*_sealed()),
+        "sealed_2": _rates(*_sealed("injection_sealed_2.json")),
     }
     print(
         f"{'corpus':<12} {'attacks':>8} {'detected':>9} {'rate':>6} "
