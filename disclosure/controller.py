@@ -319,7 +319,9 @@ class DisclosureController(LongTermMemory):
         candidates = self.composer.shortlist(
             hits, config, decision.tokens, use_model=decision.use_model, signals=signals
         )
-        with known_verdicts(self.verdicts):  # texts scanned before are not scanned again
+        shown = [*explicit, *(c.memory for c in candidates)]
+        verdicts = self.verdicts.for_answer(shown) if self.verdicts is not None else None
+        with known_verdicts(verdicts):  # texts scanned before are not scanned again
             with trace.stage("expand"):
                 expansion = decide(
                     candidates,
@@ -365,7 +367,8 @@ class DisclosureController(LongTermMemory):
         with self._lock:
             self._last_ids = tuple(i.id for i in result.items)
             self._last_analysis = analysis
-        self._keep_verdicts([i.memory for i in items], shown=True)
+        if verdicts is not None and verdicts.missed:
+            self._keep_verdicts([i.memory for i in items], shown=True)
         return result
 
     async def adisclose(

@@ -160,6 +160,16 @@ class ScanVerdicts:
                     conn.execute(f"DELETE FROM clean WHERE digest IN ({marks})", chunk)
             self._tables.erase(["clean"])
 
+    def for_answer(self, memories: Iterable[Memory]) -> AnswerVerdicts:
+        """The verdicts one answer asks for, those of ``memories`` read at once."""
+        texts = {digest(t): t for m in memories for t in texts_of(m)}
+        try:
+            known = self._known(list(texts))
+        except StorageError as exc:
+            log.debug("reading scan verdicts failed: %s", exc)
+            known = set()
+        return AnswerVerdicts(self, {texts[k] for k in known})
+
     def close(self) -> None:
         self._tables.close()
 
@@ -171,3 +181,22 @@ class ScanVerdicts:
             rows = self._tables.rows(f"SELECT digest FROM clean WHERE digest IN ({marks})", chunk)
             known.update(bytes(r[0]) for r in rows)
         return known
+
+
+class AnswerVerdicts:
+    """What rendering one answer asks (formatters.safety.Verdicts): the verdicts read up front
+    answer first, then the file; ``missed`` says whether a text had none (so it was scanned,
+    and the answer's memories are worth recording)."""
+
+    def __init__(self, verdicts: ScanVerdicts, known: set[str]) -> None:
+        self._verdicts = verdicts
+        self._known = known
+        self.missed = False
+
+    def known_clean(self, text: str) -> bool:
+        if text in self._known:
+            return True
+        if self._verdicts.known_clean(text):
+            return True
+        self.missed = True
+        return False

@@ -178,7 +178,7 @@ class Gatherer:
         entities: Collection[str],
     ) -> dict[str, float]:
         """Per-memory factors: the participant prior and the entity boost, multiplied."""
-        memories = {hit.id: hit.memory for hits in lists.values() for hit in hits}
+        memories = {hit.memory.id: hit.memory for hits in lists.values() for hit in hits}
         factors: dict[str, float] = {}
         prior = self.fusion.participant_prior
         if prior < 1.0 and len(named) == 1:  # "what did X say": only when one person is named
