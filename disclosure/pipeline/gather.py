@@ -71,7 +71,7 @@ class Gatherer:
             lists = self.search_lists(query, config, now=now, named=named, trace=trace)
             candidates = self._rank(lists, query, analysis, config, named)
             if len(trace.warnings) == warned:
-                self.caches.set("index", key, [_freeze(c) for c in candidates])
+                self.caches.set("index", key, [_freeze(c) for c in candidates], later=True)
             return candidates
 
     def _rank(
@@ -114,7 +114,7 @@ class Gatherer:
         ids = self.caches.get("timeline", key)
         if ids is None:
             around = [m for m in self.store.neighbours(memory.id, window) if m.id != memory.id]
-            self.caches.set("timeline", key, [m.id for m in around])
+            self.caches.set("timeline", key, [m.id for m in around], later=True)
             return around
         have = dict(known or {})
         missing = [i for i in ids if i not in have]
