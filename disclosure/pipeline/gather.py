@@ -20,7 +20,7 @@ from datetime import datetime
 from analyzers import DisclosureLevel, QueryAnalysis
 from disclosure.pipeline.caches import DisclosureCaches
 from disclosure.pipeline.fusion import Candidate, fuse
-from disclosure.pipeline.ranking import Ask, floored, rank
+from disclosure.pipeline.ranking import Ask, rank
 from disclosure.pipeline.trace import Trace
 from disclosure.profiles import FusionConfig, LevelConfig
 from tiers import Memory, TieredStore
@@ -87,15 +87,13 @@ class Gatherer:
         if self.fusion.method == "learned":
             depths = {"warm": config.warm_items, "cold": config.cold_items}
             ask = Ask(query=query, named=tuple(named), analysis=analysis, depths=depths)
-            ranked = rank(lists, ask, self.fusion.learned, priors=priors)
+            floor = None
             floors = self.fusion.min_chance or self.fusion.relative_chance
             if floors and lists.get("warm") and lists.get("cold"):
                 # Only when the model saw both of its main inputs: with a tier disabled or
                 # down, every chance is underestimated and the floor would drop too much.
-                ranked = floored(
-                    ranked, absolute=self.fusion.min_chance, relative=self.fusion.relative_chance
-                )
-            return ranked
+                floor = (self.fusion.min_chance, self.fusion.relative_chance)
+            return rank(lists, ask, self.fusion.learned, priors=priors, floor=floor)
         return fuse(
             lists,
             weights=self.fusion.weights,

@@ -145,26 +145,34 @@ def rank(
     weights: Mapping[str, float],
     *,
     priors: Mapping[str, float] | None = None,
+    floor: tuple[float, float] | None = None,
 ) -> list[Candidate]:
-    """Candidates best first by the model's probability (``fused``); ``priors`` multiply it."""
+    """Candidates best first by the model's probability (``fused``); ``priors`` multiply it.
+    ``floor``: ``(absolute, relative)``, the result is what :func:`floored` would keep of it
+    (the others are dropped before they become candidates: usually most of them)."""
     table = features(lists, ask)
     if not table.memories:
         return []
     coef = np.array([weights.get(name, 0.0) for name in FEATURES])
     logits = table.matrix @ coef + weights.get("bias", 0.0)
     chance = (1.0 / (1.0 + np.exp(-np.clip(logits, -40.0, 40.0)))).tolist()
+    factor = priors or {}
+    fused = [chance[row] * factor.get(m.id, 1.0) for row, m in enumerate(table.memories)]
+    rows: Sequence[int] = range(len(fused))
+    if floor is not None:
+        cut = max(floor[0], floor[1] * max(fused))
+        rows = [row for row in rows if fused[row] >= cut]
     confidence = table.confidence.tolist()
     best_tier = _best_tiers(lists)
-    factor = priors or {}
     out = []
-    for row, memory in enumerate(table.memories):
-        key = memory.id
+    for row in rows:
+        memory = table.memories[row]
         out.append(
             Candidate(
                 memory=memory,
                 score=min(max(confidence[row], 0.0), 1.0),
-                fused=chance[row] * factor.get(key, 1.0),
-                tier=best_tier[key],
+                fused=fused[row],
+                tier=best_tier[memory.id],
                 tiers=tuple(dict.fromkeys(table.found_by[row])),
             )
         )

@@ -8,7 +8,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from analyzers import QueryComplexityAnalyzer
-from disclosure.pipeline.ranking import FEATURES, Ask, asks_assistant, features, rank
+from disclosure.pipeline.ranking import FEATURES, Ask, asks_assistant, features, floored, rank
 from disclosure.profiles import LEARNED_WEIGHTS, FusionConfig
 from tiers.errors import ProfileError
 from tiers.memory import Memory, ScoredMemory
@@ -184,3 +184,6 @@ def test_the_ranking_keeps_its_candidates_values_and_order(seed: int) -> None:
     for g, w in zip(got, want, strict=True):
         assert g[1] == w[1] and g[3:] == w[3:]
         assert g[2] == pytest.approx(w[2], rel=1e-12)  # numpy's exp and math's may differ in ulp
+    for absolute, relative in ((0.003, 0.01), (0.0, 0.5), (0.2, 0.0), (0.99, 0.99)):
+        kept = rank(lists, query, weights, priors=priors, floor=(absolute, relative))
+        assert kept == floored(ranked, absolute=absolute, relative=relative)
