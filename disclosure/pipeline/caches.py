@@ -90,7 +90,11 @@ class BoundedCache:
     def _shrink(self) -> None:
         self._cache.expire()
         excess = len(self._cache) - self._config.max_items
-        for key in list(iter(self._cache))[: max(excess, 0)]:  # rowid order: oldest stored first
+        for _ in range(max(excess, 0)):
+            try:  # the first in rowid order: the oldest stored (not every key listed)
+                key, _value = self._cache.peekitem(last=False)
+            except KeyError:  # emptied meanwhile
+                break
             if self._cache.delete(key):
                 self.stats.evictions += 1
 
