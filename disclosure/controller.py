@@ -210,7 +210,9 @@ class DisclosureController(LongTermMemory):
             self.caches.invalidate(ids=report.ids, sessions=sessions)
             self.participants.add(changed[i].speaker for i in report.ids if i in changed)
             self.consolidation.consolidator.wrote()
-            self._keep_verdicts([changed[i] for i in report.ids if i in changed])
+            if not self.store.defers_enrichment:  # else after the drain worker's enrichment,
+                # off the path that acknowledges ingest (see _enriched_later)
+                self._keep_verdicts([changed[i] for i in report.ids if i in changed])
         if private:
             log.info("ingest: %d memories were entirely private and were not stored", private)
         return report

@@ -136,3 +136,21 @@ def test_a_memory_forgotten_before_its_verdict_is_written_leaves_none(tmp_path: 
         assert verdicts.known_clean(some[0].content)
     finally:
         verdicts.close()
+
+
+def test_with_deferred_enrichment_the_verdicts_come_after_it(tmp_path: Path) -> None:
+    """The service's write path acknowledges before enriching: nothing is scanned on it, and
+    the drain worker's enrichment leads to the enriched texts' verdicts."""
+    from disclosure.profiles import load_profile
+    from disclosure.service_host import service_profile
+
+    path = tmp_path / "deferred"
+    sample = memories()[:-1]
+    with DisclosureController(service_profile(load_profile("default")), data_dir=path) as c:
+        assert c.store.defers_enrichment
+        c.ingest(sample)
+        assert c.store.flush(timeout=300) == 0
+        enriched = [m for m in c.store.iter_memories() if m.summary]
+    assert enriched  # the drain enriched them
+    kept = stored(path)
+    assert {digest(t) for m in enriched for t in texts_of(m)} <= kept
