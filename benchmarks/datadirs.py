@@ -57,6 +57,7 @@ def ensure_warm(n: int) -> dict[str, Any]:
     path = warm_dir(n)
     record = built(path)
     if record is not None:
+        keep_scan_verdicts(path)  # a directory built before ingest kept them
         return record
     shutil.rmtree(path, ignore_errors=True)
     from disclosure.controller import DisclosureController
@@ -72,6 +73,7 @@ def ensure_warm(n: int) -> dict[str, Any]:
             ctl.ingest(chunk)
         ctl.store.flush()
     seconds = time.perf_counter() - started
+    keep_scan_verdicts(path)
     record = {
         "memories": n,
         "warm": n,
@@ -151,6 +153,24 @@ def _skip(items: Iterator[Memory], n: int) -> Iterator[Memory]:
     for index, item in enumerate(items):
         if index >= n:
             yield item
+
+
+def keep_scan_verdicts(path: Path) -> int:
+    """The injection-scan verdicts of every memory in ``path``'s archive, as ingest keeps them
+    now (:mod:`disclosure.scan_verdicts`): only texts without one are scanned. Returns how many
+    were added."""
+    from disclosure.scan_verdicts import ScanVerdicts
+
+    verdicts = ScanVerdicts(path)
+    added = 0
+    try:
+        with sqlite3.connect(f"file:{path / 'archive.sqlite3'}?mode=ro", uri=True) as conn:
+            rows = conn.execute("SELECT body FROM memories ORDER BY rowid")
+            while batch := rows.fetchmany(2_000):
+                added += verdicts.record([Memory.from_json(r[0]) for r in batch])
+    finally:
+        verdicts.close()
+    return added
 
 
 def _mark(path: Path, record: dict[str, Any]) -> dict[str, Any]:

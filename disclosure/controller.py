@@ -18,6 +18,7 @@ added, never removed or renamed.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import logging
 import threading
@@ -51,11 +52,13 @@ from disclosure.pipeline.trace import Trace
 from disclosure.pipeline.usemodel import UseSignals, signals_of
 from disclosure.profiles import Profile, load_profile
 from disclosure.result import DisclosedItem, DisclosureResult
+from disclosure.scan_verdicts import ScanVerdicts
 from disclosure.sidetables import shared_tables
 from formatters import (
     get_token_counter,
 )
 from formatters.citations import parse_citations
+from formatters.safety import known_verdicts
 from tiers import Memory, TieredStore, get_embedder
 from tiers.base import Embedder
 from tiers.errors import InvalidInputError, MemoryNotFoundError
@@ -97,7 +100,10 @@ class DisclosureController(LongTermMemory):
             citation_length=profile.citations.length,
             enricher=lambda memories: enrich(memories, profile.analyzer),
             on_enriched=self._enriched_later,
+            on_forgotten=self._forgotten_by_store,
         )
+        self.verdicts: ScanVerdicts | None = None
+        self._scans: ThreadPoolExecutor | None = None
         try:
             with self._enriched_lock:
                 self.caches = DisclosureCaches(self.data_dir / "cache", profile.caches)
@@ -111,6 +117,9 @@ class DisclosureController(LongTermMemory):
                 tables=shared_tables(self.store, PARTICIPANTS_PG, "participants"),
             )
             self._pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="disclosure")
+            if self.store.database_url is None:  # kept verdicts: see disclosure.scan_verdicts
+                self.verdicts = ScanVerdicts(self.data_dir)
+                self._scans = ThreadPoolExecutor(max_workers=1, thread_name_prefix="scan")
             self.gatherer = Gatherer(self.store, profile.fusion, self.caches, self._pool)
             self.composer = Composer(profile, self.store, self.gatherer, self.counter)
             self._detail_style = _style_of(profile)
@@ -128,6 +137,8 @@ class DisclosureController(LongTermMemory):
             if self.citation_log.engine == "postgres":
                 _warn_of_unused_side_files(self.data_dir)
         except BaseException:
+            if self.verdicts is not None:
+                self.verdicts.close()
             self.store.close()
             raise
 
@@ -199,6 +210,9 @@ class DisclosureController(LongTermMemory):
             self.caches.invalidate(ids=report.ids, sessions=sessions)
             self.participants.add(changed[i].speaker for i in report.ids if i in changed)
             self.consolidation.consolidator.wrote()
+            if not self.store.defers_enrichment:  # else after the drain worker's enrichment,
+                # off the path that acknowledges ingest (see _enriched_later)
+                self._keep_verdicts([changed[i] for i in report.ids if i in changed])
         if private:
             log.info("ingest: %d memories were entirely private and were not stored", private)
         return report
@@ -229,6 +243,31 @@ class DisclosureController(LongTermMemory):
                 self._enriched_early.extend(memories)
                 return
         caches.invalidate(ids=[m.id for m in memories], sessions={m.session_id for m in memories})
+        self._keep_verdicts(memories)
+
+    def _keep_verdicts(self, memories: Sequence[Memory], *, shown: bool = False) -> None:
+        """Scan the texts of ``memories`` in the background and keep the clean verdicts, so
+        rendering them later does not scan them (``shown``: just rendered, their verdicts are
+        in the process's scan cache)."""
+        verdicts, scans = getattr(self, "verdicts", None), getattr(self, "_scans", None)
+        if verdicts is None or scans is None or not memories or self._closed:
+            return
+        with contextlib.suppress(RuntimeError):  # closing: the verdicts are an optimisation
+            scans.submit(self._record_verdicts, verdicts, list(memories), shown)
+
+    def _record_verdicts(self, verdicts: ScanVerdicts, memories: list[Memory], shown: bool) -> None:
+        try:
+            verdicts.record(memories, self._still_stored, shown=shown)
+        except Exception as exc:  # never worth failing anything for
+            log.warning("keeping scan verdicts failed (they are scanned when shown): %s", exc)
+
+    def _still_stored(self, ids: Sequence[str]) -> list[str]:
+        return [m.id for m in self.store.get(ids)]
+
+    def _forgotten_by_store(self, memories: list[Memory]) -> None:
+        verdicts = getattr(self, "verdicts", None)
+        if verdicts is not None:
+            verdicts.forget(memories)
 
     # -- disclosing ---------------------------------------------------------------------------
 
@@ -282,31 +321,38 @@ class DisclosureController(LongTermMemory):
         candidates = self.composer.shortlist(
             hits, config, decision.tokens, use_model=decision.use_model, signals=signals
         )
-        with trace.stage("expand"):
-            expansion = decide(
-                candidates,
-                analysis,
-                self.profile.expansion,
-                explicit=[m.id for m in explicit],
-                requested=self._requested(analysis, turns),
-            )
-            items = self.composer.render_items(explicit, candidates, expansion.layers, query=query)
-        full = self.store.total_line_tokens()  # one reading: the savings line and the field agree
-        with trace.stage("render"):
-            overview = None
-            if self.consolidation.serves(chosen.value):
-                overview = self.consolidation.overview(query, decision.tokens, self.counter)
-            rendered = self.composer.render(
-                items,
-                config=config,
-                analysis=analysis,
-                level=chosen,
-                budget=decision.tokens - (overview.tokens if overview else 0),
-                now=when,
-                full_history_tokens=full,
-            )
-            rendered = with_overview(rendered, overview, decision.tokens, self.counter)
-            rendered = restyle(rendered, self.profile.citations, decision.tokens, self.counter)
+        shown = [*explicit, *(c.memory for c in candidates)]
+        verdicts = self.verdicts.for_answer(shown) if self.verdicts is not None else None
+        with known_verdicts(verdicts):  # texts scanned before are not scanned again
+            with trace.stage("expand"):
+                expansion = decide(
+                    candidates,
+                    analysis,
+                    self.profile.expansion,
+                    explicit=[m.id for m in explicit],
+                    requested=self._requested(analysis, turns),
+                )
+                items = self.composer.render_items(
+                    explicit, candidates, expansion.layers, query=query
+                )
+            full = (
+                self.store.total_line_tokens()
+            )  # one reading: the savings line and the field agree
+            with trace.stage("render"):
+                overview = None
+                if self.consolidation.serves(chosen.value):
+                    overview = self.consolidation.overview(query, decision.tokens, self.counter)
+                rendered = self.composer.render(
+                    items,
+                    config=config,
+                    analysis=analysis,
+                    level=chosen,
+                    budget=decision.tokens - (overview.tokens if overview else 0),
+                    now=when,
+                    full_history_tokens=full,
+                )
+                rendered = with_overview(rendered, overview, decision.tokens, self.counter)
+                rendered = restyle(rendered, self.profile.citations, decision.tokens, self.counter)
         named_ids = {m.id for m in explicit}
         result = self.composer.result(
             rendered,
@@ -323,6 +369,8 @@ class DisclosureController(LongTermMemory):
         with self._lock:
             self._last_ids = tuple(i.id for i in result.items)
             self._last_analysis = analysis
+        if verdicts is not None and verdicts.missed:
+            self._keep_verdicts([i.memory for i in items], shown=True)
         return result
 
     async def adisclose(
@@ -444,7 +492,11 @@ class DisclosureController(LongTermMemory):
             return
         self._closed = True
         self._pool.shutdown(wait=True)
+        if self._scans is not None:
+            self._scans.shutdown(wait=True)  # what ingest queued is kept
         self.store.close()
+        if self.verdicts is not None:
+            self.verdicts.close()
         self.caches.close()
         self.budget.close()
         self.consolidation.close()

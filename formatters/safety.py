@@ -34,16 +34,37 @@ the rules flag but the classifier reads as ordinary (probability under the model
 not flagged, unless it hides text. The rules match words and shapes that notes about admins,
 prompts and tools use too; the classifier weighs the whole text. The veto shows in the findings
 as ``classifier-ordinary`` with a negative weight that cancels the rules'.
+
+Scanning is the costly part of showing a memory (a few tenths of a millisecond per text), so a
+caller may keep verdicts: :data:`FILTER_VERSION` fingerprints everything a verdict depends on
+(this module, the rule, shape, signal and hidden-text modules, the classifier and its weights,
+Python's Unicode tables), :func:`is_clean` scans a text without the process caches, and inside
+``with known_verdicts(source):`` :func:`neutralize` asks ``source`` before scanning a text the
+process has not seen. Only "clean" verdicts can be kept that way; a flagged text is always
+scanned (its defanged form and findings are needed).
 """
 
 from __future__ import annotations
 
+import hashlib
 import re
+import sys
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from functools import lru_cache
+from pathlib import Path
+from typing import Protocol
 
+from formatters import (
+    injection_hidden,
+    injection_model,
+    injection_rules,
+    injection_shapes,
+    injection_signals,
+)
 from formatters.injection_hidden import hidden_payloads, tag_text, without_tags
 from formatters.injection_model import load_model
 from formatters.injection_rules import (
@@ -67,9 +88,13 @@ from formatters.injection_shapes import (
 from formatters.injection_signals import obfuscation_hit, signal_hits
 
 __all__ = [
+    "FILTER_VERSION",
     "FLAG_NOTE",
     "Finding",
+    "Verdicts",
+    "is_clean",
     "is_flagged",
+    "known_verdicts",
     "neutralize",
     "scan",
     "strip_private",
@@ -200,10 +225,61 @@ def neutralize(text: str) -> tuple[str, list[Finding]]:
 
 @lru_cache(maxsize=8192)
 def _neutralize(text: str) -> tuple[str, tuple[Finding, ...]]:
+    source = _VERDICTS.get()
+    if source is not None and source.known_clean(text):
+        return text, ()
     findings = _scan(text)
     if not is_flagged(findings):
         return text, ()
     return _defang(without_tags(_ZERO_WIDTH.sub("", text))), findings
+
+
+class Verdicts(Protocol):
+    """Kept verdicts of earlier scans (under :data:`FILTER_VERSION`)."""
+
+    def known_clean(self, text: str) -> bool:
+        """Whether ``text`` was scanned before, by this filter, and found clean."""
+        ...
+
+
+_VERDICTS: ContextVar[Verdicts | None] = ContextVar("scan_verdicts", default=None)
+
+
+@contextmanager
+def known_verdicts(source: Verdicts | None) -> Iterator[None]:
+    """Within the block (this thread or task), :func:`neutralize` asks ``source`` whether a text
+    it has not seen in this process is known to be clean before scanning it."""
+    token = _VERDICTS.set(source)
+    try:
+        yield
+    finally:
+        _VERDICTS.reset(token)
+
+
+def is_clean(text: str) -> bool:
+    """Whether :func:`neutralize` would return ``text`` unchanged, scanned afresh (no cache nor
+    kept verdict is consulted or filled)."""
+    return not is_flagged(_scan_at(text, 0))
+
+
+def _filter_version() -> str:
+    """A fingerprint of what decides a verdict: the source of the modules that scan, the
+    classifier's weights and the Unicode tables the folding relies on. Any change to them
+    changes it, so verdicts kept under another one are not trusted."""
+    digest = hashlib.sha256(f"unicode {unicodedata.unidata_version}\n".encode())
+    modules = (
+        sys.modules[__name__],
+        injection_hidden,
+        injection_model,
+        injection_rules,
+        injection_shapes,
+        injection_signals,
+    )
+    files = sorted({Path(str(m.__file__)) for m in modules})
+    files.append(injection_model.MODEL_PATH)
+    for file in files:
+        digest.update(file.name.encode() + b"\0" + file.read_bytes() + b"\0")
+    return digest.hexdigest()[:32]
 
 
 @lru_cache(maxsize=8192)
@@ -385,3 +461,7 @@ def _defang(text: str) -> str:
     for pattern, replacement in DEFANG_RULES:
         text = pattern.sub(replacement, text)
     return text.translate(DEFANG_BRACKETS)
+
+
+#: The fingerprint of this filter (see :func:`_filter_version`).
+FILTER_VERSION = _filter_version()

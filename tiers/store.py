@@ -75,6 +75,8 @@ class TieredStore:
     into the archive (and the hot set), then calls ``on_enriched`` with the records as now
     stored. An outbox row is kept until then, so ``pending()`` counts this work too and a crash
     loses none of it. Otherwise the enricher is not used (the caller enriches before ingest).
+    ``on_forgotten`` is called with the records a ``forget`` removed, once they are gone from
+    the archive (so what was derived from them elsewhere can go too).
     """
 
     def __init__(
@@ -89,6 +91,7 @@ class TieredStore:
         namespace: str | None = None,
         enricher: Callable[[list[Memory]], list[Memory]] | None = None,
         on_enriched: Callable[[list[Memory]], None] | None = None,
+        on_forgotten: Callable[[list[Memory]], None] | None = None,
     ) -> None:
         self.config = config or TiersConfig()
         self.data_dir = Path(data_dir)
@@ -103,6 +106,7 @@ class TieredStore:
         self._next_check = 0.0
         self._enricher = enricher
         self._on_enriched = on_enriched
+        self._on_forgotten = on_forgotten
         self.cold: ColdArchive | None = None
         self.warm: WarmIndex | None = None
         self._sync: WarmSync | None = None
@@ -302,6 +306,8 @@ class TieredStore:
                 self.outbox.enqueue_deletes(txn, targets)  # a warm index may hold them
         if removed:
             self._archive.erase()
+            if self._on_forgotten is not None:
+                self._on_forgotten(removed)
         self.hot.forget(targets)
         if requeued:
             self._after_write(requeued)

@@ -119,7 +119,7 @@ def _archive(report: _Report, *, repair: bool) -> None:
 
 def _side_files(report: _Report, *, repair: bool) -> None:
     directory = report.directory
-    candidates = [directory / "usage.sqlite3"]
+    candidates = [directory / "usage.sqlite3", directory / "scan_verdicts.sqlite3"]
     candidates += [directory / "cache" / name / "cache.db" for name in _CACHES]
     candidates += sorted((directory / "warm").glob("warm_usage.*.sqlite3"))
     for path in candidates:

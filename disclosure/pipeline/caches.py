@@ -12,13 +12,19 @@ cache directory (so several processes sharing a data directory agree):
 - a session's generation moves when a memory of that session changes: timelines and details
   (which name the memory's neighbours) depend on it;
 - a memory's rendered detail is deleted when the memory is replaced or forgotten.
+
+A disclose stores its index and timeline entries through a writer thread (``later=True``), so
+the answer does not wait for the SQLite writes; until an entry is written, ``get`` finds it in
+memory. A forget, ``clear`` and ``close`` wait for the writes queued before them.
 """
 
 from __future__ import annotations
 
 import hashlib
 import logging
+import threading
 from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -84,7 +90,11 @@ class BoundedCache:
     def _shrink(self) -> None:
         self._cache.expire()
         excess = len(self._cache) - self._config.max_items
-        for key in list(iter(self._cache))[: max(excess, 0)]:  # rowid order: oldest stored first
+        for _ in range(max(excess, 0)):
+            try:  # the first in rowid order: the oldest stored (not every key listed)
+                key, _value = self._cache.peekitem(last=False)
+            except KeyError:  # emptied meanwhile
+                break
             if self._cache.delete(key):
                 self.stats.evictions += 1
 
@@ -98,12 +108,16 @@ class DisclosureCaches:
     config: CacheConfig
     by_name: dict[str, BoundedCache] = field(init=False)
     _meta: diskcache.Cache = field(init=False)
+    _pending: dict[tuple[str, str], Any] = field(init=False, default_factory=dict)
+    _lock: threading.Lock = field(init=False, default_factory=threading.Lock)
+    _writer: ThreadPoolExecutor | None = field(init=False, default=None)
 
     def __post_init__(self) -> None:
         self.directory.mkdir(parents=True, exist_ok=True)
         self.by_name = {name: self._open(name) for name in CACHES}
         generations = self.directory / "generations"
         self._meta = open_or_rebuild(generations, lambda: diskcache.Cache(str(generations)))
+        self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="cache-writer")
 
     def _open(self, name: str) -> BoundedCache:
         """One cache; a damaged one is moved aside and started afresh (caches are advisory)."""
@@ -126,11 +140,47 @@ class DisclosureCaches:
         return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
     def get(self, cache: str, key: str) -> Any:
-        return self.by_name[cache].get(key) if self.enabled else None
+        if not self.enabled:
+            return None
+        with self._lock:
+            pending = self._pending.get((cache, key))
+        if pending is not None:  # stored by a write not done yet
+            self.by_name[cache].stats.hits += 1
+            return pending
+        return self.by_name[cache].get(key)
 
-    def set(self, cache: str, key: str, value: Any, *, tag: str | None = None) -> None:
-        if self.enabled:
+    def set(
+        self, cache: str, key: str, value: Any, *, tag: str | None = None, later: bool = False
+    ) -> None:
+        """Store ``value``; ``later``: by the writer thread (readable here at once)."""
+        if not self.enabled:
+            return
+        writer = self._writer
+        if later and writer is not None and value is not None:
+            with self._lock:
+                self._pending[(cache, key)] = value
+            try:
+                writer.submit(self._write, cache, key, value, tag)
+                return
+            except RuntimeError:  # closing: write it now
+                with self._lock:
+                    self._pending.pop((cache, key), None)
+        self.by_name[cache].set(key, value, tag=tag)
+
+    def _write(self, cache: str, key: str, value: Any, tag: str | None) -> None:
+        try:
             self.by_name[cache].set(key, value, tag=tag)
+        except Exception as exc:  # a cache is advisory: the entry is computed again
+            log.warning("writing a %s cache entry failed: %s", cache, exc)
+        finally:
+            with self._lock:
+                if self._pending.get((cache, key)) is value:
+                    del self._pending[(cache, key)]
+
+    def flush(self) -> None:
+        """Wait for the writes queued so far."""
+        if self._writer is not None:
+            self._writer.submit(lambda: None).result()
 
     def detail(self, memory_id: str, session: str, style: str, render: Callable[[], str]) -> str:
         """One memory rendered in full (``render`` on a miss), cached per memory and ``style``
@@ -154,6 +204,7 @@ class DisclosureCaches:
             detail.evict(memory_id)
 
     def clear(self) -> None:
+        self.flush()
         for cache in self.by_name.values():
             cache.clear()
         self._meta.incr("global")
@@ -161,6 +212,7 @@ class DisclosureCaches:
     def erase(self, ids: Iterable[str], sessions: Iterable[str]) -> None:
         """After a forget: invalidate, and leave none of the forgotten text on disk. Index and
         timeline entries may quote any memory, so they all go; details go by the ids' tags."""
+        self.flush()  # an entry queued before the forget is written, then cleared
         self.invalidate(ids=ids, sessions=sessions)
         for name in ("index", "timeline"):
             self.by_name[name].clear()
@@ -179,6 +231,8 @@ class DisclosureCaches:
         }
 
     def close(self) -> None:
+        if self._writer is not None:
+            self._writer.shutdown(wait=True)
         for cache in self.by_name.values():
             cache.close()
         self._meta.close()

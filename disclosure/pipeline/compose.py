@@ -96,8 +96,11 @@ class Composer:
     def _costs(self, hits: Sequence[Candidate]) -> dict[str, int]:
         """What each candidate's line costs: the archive's count, else counted here."""
         known = self.store.line_tokens([c.id for c in hits])
+        # counted only when the archive has no count (a default argument would count them all)
         return {
-            c.id: known.get(c.id, self.counter(c.memory.content)) + _LINE_OVERHEAD for c in hits
+            c.id: (known[c.id] if c.id in known else self.counter(c.memory.content))
+            + _LINE_OVERHEAD
+            for c in hits
         }
 
     def _by_value(self, hits: Sequence[Candidate], costs: Mapping[str, int]) -> list[Candidate]:

@@ -20,7 +20,7 @@ from datetime import datetime
 from analyzers import DisclosureLevel, QueryAnalysis
 from disclosure.pipeline.caches import DisclosureCaches
 from disclosure.pipeline.fusion import Candidate, fuse
-from disclosure.pipeline.ranking import Ask, floored, rank
+from disclosure.pipeline.ranking import Ask, rank
 from disclosure.pipeline.trace import Trace
 from disclosure.profiles import FusionConfig, LevelConfig
 from tiers import Memory, TieredStore
@@ -71,7 +71,7 @@ class Gatherer:
             lists = self.search_lists(query, config, now=now, named=named, trace=trace)
             candidates = self._rank(lists, query, analysis, config, named)
             if len(trace.warnings) == warned:
-                self.caches.set("index", key, [_freeze(c) for c in candidates])
+                self.caches.set("index", key, [_freeze(c) for c in candidates], later=True)
             return candidates
 
     def _rank(
@@ -87,15 +87,13 @@ class Gatherer:
         if self.fusion.method == "learned":
             depths = {"warm": config.warm_items, "cold": config.cold_items}
             ask = Ask(query=query, named=tuple(named), analysis=analysis, depths=depths)
-            ranked = rank(lists, ask, self.fusion.learned, priors=priors)
+            floor = None
             floors = self.fusion.min_chance or self.fusion.relative_chance
             if floors and lists.get("warm") and lists.get("cold"):
                 # Only when the model saw both of its main inputs: with a tier disabled or
                 # down, every chance is underestimated and the floor would drop too much.
-                ranked = floored(
-                    ranked, absolute=self.fusion.min_chance, relative=self.fusion.relative_chance
-                )
-            return ranked
+                floor = (self.fusion.min_chance, self.fusion.relative_chance)
+            return rank(lists, ask, self.fusion.learned, priors=priors, floor=floor)
         return fuse(
             lists,
             weights=self.fusion.weights,
@@ -114,7 +112,7 @@ class Gatherer:
         ids = self.caches.get("timeline", key)
         if ids is None:
             around = [m for m in self.store.neighbours(memory.id, window) if m.id != memory.id]
-            self.caches.set("timeline", key, [m.id for m in around])
+            self.caches.set("timeline", key, [m.id for m in around], later=True)
             return around
         have = dict(known or {})
         missing = [i for i in ids if i not in have]
@@ -178,7 +176,7 @@ class Gatherer:
         entities: Collection[str],
     ) -> dict[str, float]:
         """Per-memory factors: the participant prior and the entity boost, multiplied."""
-        memories = {hit.id: hit.memory for hits in lists.values() for hit in hits}
+        memories = {hit.memory.id: hit.memory for hits in lists.values() for hit in hits}
         factors: dict[str, float] = {}
         prior = self.fusion.participant_prior
         if prior < 1.0 and len(named) == 1:  # "what did X say": only when one person is named

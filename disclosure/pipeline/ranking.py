@@ -107,10 +107,17 @@ def features(lists: Mapping[str, Sequence[ScoredMemory]], ask: Ask) -> Features:
     found: dict[str, list[str]] = {}
     best: dict[str, float] = {}
     for name, hits in lists.items():
-        for hit in hits:
-            memories.setdefault(hit.id, hit.memory)
-            found.setdefault(hit.id, []).append(name)
-            best[hit.id] = max(best.get(hit.id, 0.0), hit.score)
+        for hit in hits:  # each hit's id read once: a couple of hundred hits per query
+            memory = hit.memory
+            key = memory.id
+            score = hit.score
+            if key in memories:
+                found[key].append(name)
+                best[key] = max(best[key], score)
+            else:
+                memories[key] = memory
+                found[key] = [name]
+                best[key] = max(0.0, score)
     ids = list(memories)
     n = len(ids)
     lexical, lexical_rank = _list_columns(lists.get("cold", ()), ids, ask.depths.get("cold", 0))
@@ -118,15 +125,16 @@ def features(lists: Mapping[str, Sequence[ScoredMemory]], ask: Ask) -> Features:
     matrix = np.zeros((n, len(FEATURES)), dtype=np.float64)
     matrix[:, 0], matrix[:, 1] = lexical, vector
     matrix[:, 2], matrix[:, 3] = lexical_rank, vector_rank
-    matrix[:, 4] = _session_share([memories[i] for i in ids], 0.5 * lexical + 0.5 * vector)
-    rows = [memories[i] for i in ids]
+    rows = list(memories.values())
+    matrix[:, 4] = _session_share(rows, 0.5 * lexical + 0.5 * vector)
     matrix[:, 5], matrix[:, 6] = _speaker_columns(rows, ask.named)
     assistant = np.array([is_assistant(m) for m in rows], dtype=np.float64)
     asked = asks_assistant(ask.query)
     matrix[:, 7] = assistant * (not asked)
     matrix[:, 8] = assistant * asked
     matrix[:, 9] = _in_range(rows, ask.analysis)
-    matrix[:, 10] = [float(bool({"hot", "active"} & set(found[i]))) for i in ids]
+    recent = ("hot", "active")
+    matrix[:, 10] = [float(any(t in recent for t in found[i])) for i in ids]
     confidence = np.array([best[i] for i in ids], dtype=np.float64)
     return Features(tuple(rows), matrix, confidence, tuple(tuple(found[i]) for i in ids))
 
@@ -137,28 +145,38 @@ def rank(
     weights: Mapping[str, float],
     *,
     priors: Mapping[str, float] | None = None,
+    floor: tuple[float, float] | None = None,
 ) -> list[Candidate]:
-    """Candidates best first by the model's probability (``fused``); ``priors`` multiply it."""
+    """Candidates best first by the model's probability (``fused``); ``priors`` multiply it.
+    ``floor``: ``(absolute, relative)``, the result is what :func:`floored` would keep of it
+    (the others are dropped before they become candidates: usually most of them)."""
     table = features(lists, ask)
     if not table.memories:
         return []
     coef = np.array([weights.get(name, 0.0) for name in FEATURES])
     logits = table.matrix @ coef + weights.get("bias", 0.0)
-    chance = 1.0 / (1.0 + np.exp(-np.clip(logits, -40.0, 40.0)))
+    chance = (1.0 / (1.0 + np.exp(-np.clip(logits, -40.0, 40.0)))).tolist()
+    factor = priors or {}
+    fused = [chance[row] * factor.get(m.id, 1.0) for row, m in enumerate(table.memories)]
+    rows: Sequence[int] = range(len(fused))
+    if floor is not None:
+        cut = max(floor[0], floor[1] * max(fused))
+        rows = [row for row in rows if fused[row] >= cut]
+    confidence = table.confidence.tolist()
     best_tier = _best_tiers(lists)
     out = []
-    for row, memory in enumerate(table.memories):
-        value = float(chance[row]) * (priors or {}).get(memory.id, 1.0)
+    for row in rows:
+        memory = table.memories[row]
         out.append(
             Candidate(
                 memory=memory,
-                score=float(min(max(table.confidence[row], 0.0), 1.0)),
-                fused=value,
+                score=min(max(confidence[row], 0.0), 1.0),
+                fused=fused[row],
                 tier=best_tier[memory.id],
                 tiers=tuple(dict.fromkeys(table.found_by[row])),
             )
         )
-    out.sort(key=lambda c: (-c.fused, -c.score, c.id))
+    out.sort(key=lambda c: (-c.fused, -c.score, c.memory.id))
     return out
 
 
@@ -178,7 +196,7 @@ def _list_columns(
     hits: Sequence[ScoredMemory], ids: Sequence[str], depth: int
 ) -> tuple[np.ndarray, np.ndarray]:
     """Scores and ``-log(1 + rank)`` of ``ids`` in one list; absent ones take the list's floor."""
-    position = {hit.id: (rank, hit.score) for rank, hit in enumerate(hits)}
+    position = {hit.memory.id: (rank, hit.score) for rank, hit in enumerate(hits)}
     full = depth > 0 and len(hits) >= depth
     floor = hits[-1].score if full and hits else 0.0
     absent_rank = -math.log1p(max(depth, len(hits)))
@@ -223,6 +241,8 @@ def _best_tiers(lists: Mapping[str, Sequence[ScoredMemory]]) -> dict[str, str]:
     best: dict[str, tuple[int, str]] = {}
     for hits in lists.values():
         for position, hit in enumerate(hits):
-            if hit.id not in best or position < best[hit.id][0]:
-                best[hit.id] = (position, hit.tier)
+            key = hit.memory.id
+            held = best.get(key)
+            if held is None or position < held[0]:
+                best[key] = (position, hit.tier)
     return {memory_id: tier for memory_id, (_, tier) in best.items()}

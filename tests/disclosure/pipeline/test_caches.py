@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 import time
 from pathlib import Path
 
@@ -98,3 +99,38 @@ def test_disabled_caches_store_nothing(tmp_path: Path) -> None:
     c = DisclosureCaches(tmp_path / "cache", CacheConfig(enabled=False))
     c.set("index", "k", "v")
     assert c.get("index", "k") is None
+
+
+def test_a_write_left_to_the_writer_is_read_at_once_and_lands_on_disk(tmp_path: Path) -> None:
+    """``later=True``: the value is served before the writer stores it, then from the file (a
+    new instance on the same directory reads it after close)."""
+    c = caches(tmp_path)
+    keys = [c.key("index", f"query {i}") for i in range(50)]
+    for i, key in enumerate(keys):
+        c.set("index", key, [(f"m{i}", 0.5)], later=True)
+        assert c.get("index", key) == [(f"m{i}", 0.5)]
+    c.set("timeline", keys[0], [], later=True)
+    assert c.get("timeline", keys[0]) == []  # an empty timeline is a value, not a miss
+    c.close()
+    again = caches(tmp_path)
+    assert [again.get("index", key) for key in keys] == [[(f"m{i}", 0.5)] for i in range(50)]
+    assert again.get("timeline", keys[0]) == []
+    again.close()
+
+
+def test_a_forget_erases_the_writes_queued_before_it(tmp_path: Path) -> None:
+    """Entries still queued for the writer when an erase starts do not land after it."""
+    c = caches(tmp_path)
+    held = threading.Event()
+    assert c._writer is not None
+    c._writer.submit(held.wait)  # the writer is busy: what follows stays queued
+    keys = [c.key("index", f"query {i}") for i in range(20)]
+    for key in keys:
+        c.set("index", key, [("forgotten-id", 0.5)], later=True)
+    threading.Timer(0.2, held.set).start()
+    c.erase(["forgotten-id"], [])
+    assert all(c.get("index", key) is None for key in keys)
+    c.close()
+    again = caches(tmp_path)
+    assert len(again.by_name["index"]) == 0
+    again.close()

@@ -8,7 +8,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from analyzers import QueryComplexityAnalyzer
-from disclosure.pipeline.ranking import FEATURES, Ask, asks_assistant, features, rank
+from disclosure.pipeline.ranking import FEATURES, Ask, asks_assistant, features, floored, rank
 from disclosure.profiles import LEARNED_WEIGHTS, FusionConfig
 from tiers.errors import ProfileError
 from tiers.memory import Memory, ScoredMemory
@@ -123,3 +123,67 @@ def test_the_chance_floors_drop_the_long_tail_of_a_sure_answer() -> None:
     alike = [c for c in ranked if c.id != "sure"]  # no sure answer: the tail stays
     assert [c.id for c in floored(alike, absolute=0.003, relative=0.01)] == ["maybe", "tail"]
     assert floored([], absolute=0.003, relative=0.01) == []
+
+
+def _reference_rank(
+    lists: dict[str, list[ScoredMemory]], query: Ask, weights: dict[str, float], priors: dict
+) -> list[tuple[str, float, float, str, tuple[str, ...]]]:
+    """The ranking written plainly (each hit's fields read where needed), to hold the
+    optimised one to the same candidates, values and order."""
+    found: dict[str, list[str]] = {}
+    best: dict[str, float] = {}
+    tier: dict[str, tuple[int, str]] = {}
+    for name, hits in lists.items():
+        for position, hit in enumerate(hits):
+            found.setdefault(hit.id, []).append(name)
+            best[hit.id] = max(best.get(hit.id, 0.0), hit.score)
+            if hit.id not in tier or position < tier[hit.id][0]:
+                tier[hit.id] = (position, hit.tier)
+    table = features(lists, query)
+    assert [m.id for m in table.memories] == list(found)
+    assert [float(v) for v in table.confidence] == [best[i] for i in found]
+    assert column(table, "recent") == [
+        float(bool({"hot", "active"} & set(found[i]))) for i in found
+    ]
+    coef = [weights.get(name, 0.0) for name in FEATURES]
+    out = []
+    for row, memory_id in enumerate(found):
+        logit = float(table.matrix[row] @ coef) + weights.get("bias", 0.0)
+        chance = 1.0 / (1.0 + math.exp(-min(max(logit, -40.0), 40.0)))
+        score = min(max(best[memory_id], 0.0), 1.0)
+        fused = chance * priors.get(memory_id, 1.0)
+        out.append(
+            (memory_id, score, fused, tier[memory_id][1], tuple(dict.fromkeys(found[memory_id])))
+        )
+    out.sort(key=lambda c: (-c[2], -c[1], c[0]))
+    return out
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_the_ranking_keeps_its_candidates_values_and_order(seed: int) -> None:
+    """Random lists with shared memories, repeated scores (ties), every list kind, priors."""
+    import random
+
+    rng = random.Random(seed)
+    pool = [
+        memory(f"m{i:02d}", rng.choice(["Dana", "Lee", "assistant", ""]), f"s{i % 4}", i % 9)
+        for i in range(40)
+    ]
+    lists = {}
+    for name in ("hot", "warm", "cold", "active"):
+        chosen = rng.sample(pool, rng.randint(0, 25))
+        scores = sorted((rng.choice([0.0, 0.25, 0.5, rng.random()]) for _ in chosen), reverse=True)
+        lists[name] = listed(name, *zip(chosen, scores, strict=True))
+    priors = {m.id: rng.choice([0.5, 1.0, 1.3]) for m in rng.sample(pool, 10)}
+    query = ask(rng.choice(["what did Dana say last week", "hotels in Lisbon", "you said what"]))
+    weights = {**LEARNED_WEIGHTS, "recent": 0.7, "session": 1.1}
+    ranked = rank(lists, query, weights, priors=priors)
+    got = [(c.id, c.score, c.fused, c.tier, c.tiers) for c in ranked]
+    want = _reference_rank(lists, query, weights, priors)
+    assert [g[0] for g in got] == [w[0] for w in want]
+    for g, w in zip(got, want, strict=True):
+        assert g[1] == w[1] and g[3:] == w[3:]
+        assert g[2] == pytest.approx(w[2], rel=1e-12)  # numpy's exp and math's may differ in ulp
+    for absolute, relative in ((0.003, 0.01), (0.0, 0.5), (0.2, 0.0), (0.99, 0.99)):
+        kept = rank(lists, query, weights, priors=priors, floor=(absolute, relative))
+        assert kept == floored(ranked, absolute=absolute, relative=relative)
