@@ -257,9 +257,12 @@ class DisclosureController(LongTermMemory):
 
     def _record_verdicts(self, verdicts: ScanVerdicts, memories: list[Memory], shown: bool) -> None:
         try:
-            verdicts.record(memories, self._still_stored, shown=shown)
+            verdicts.record(memories, self._still_stored, shown=shown, stop=self._is_closing)
         except Exception as exc:  # never worth failing anything for
             log.warning("keeping scan verdicts failed (they are scanned when shown): %s", exc)
+
+    def _is_closing(self) -> bool:
+        return self._closed
 
     def _still_stored(self, ids: Sequence[str]) -> list[str]:
         return [m.id for m in self.store.get(ids)]
@@ -493,7 +496,9 @@ class DisclosureController(LongTermMemory):
         self._closed = True
         self._pool.shutdown(wait=True)
         if self._scans is not None:
-            self._scans.shutdown(wait=True)  # what ingest queued is kept
+            # a bulk import must not hold up close while its texts are scanned: what is left
+            # unscanned is scanned when first shown, as verdicts are only an optimisation
+            self._scans.shutdown(wait=True, cancel_futures=True)
         self.store.close()
         if self.verdicts is not None:
             self.verdicts.close()

@@ -113,23 +113,25 @@ class ScanVerdicts:
         still_stored: StillStored | None = None,
         *,
         shown: bool = False,
+        stop: Callable[[], bool] | None = None,
     ) -> int:
         """Scan the texts of ``memories`` not known yet and keep the clean verdicts; returns
         how many were added. ``shown``: the memories were just rendered, so the process's scan
         cache holds their verdicts (asked, not scanned again); otherwise each text is scanned
         afresh without filling that cache. ``still_stored(ids)``: which of the ids the store
         still holds, asked just before writing, so a memory forgotten meanwhile leaves
-        nothing here."""
+        nothing here. ``stop()`` true: scan no further, keep what was found so far."""
         wanted: dict[bytes, tuple[str, str]] = {}
         for memory in memories:
             for text in texts_of(memory):
                 wanted.setdefault(digest(text), (memory.id, text))
         known = self._known(list(wanted))
-        found = [
-            (key, memory_id)
-            for key, (memory_id, text) in wanted.items()
-            if key not in known and (not neutralize(text)[1] if shown else is_clean(text))
-        ]
+        found = []
+        for key, (memory_id, text) in wanted.items():
+            if stop is not None and stop():
+                break
+            if key not in known and (not neutralize(text)[1] if shown else is_clean(text)):
+                found.append((key, memory_id))
         if not found:
             return 0
         with self._lock:

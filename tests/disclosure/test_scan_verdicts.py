@@ -53,7 +53,14 @@ def data(tmp_path: Path, lean_profile: Profile) -> Iterator[Path]:
     path = tmp_path / "data"
     with DisclosureController.from_profile(lean_profile, data_dir=path) as controller:
         controller.ingest(memories())
-    yield path  # closed: the background scans of the ingest are done
+        scans_done(controller)
+    yield path
+
+
+def scans_done(controller: DisclosureController) -> None:
+    """Wait for the background scans queued so far (close drops what is still queued)."""
+    assert controller._scans is not None
+    controller._scans.submit(lambda: None).result(timeout=60)
 
 
 def stored(path: Path) -> set[bytes]:
@@ -154,3 +161,44 @@ def test_with_deferred_enrichment_the_verdicts_come_after_it(tmp_path: Path) -> 
     assert enriched  # the drain enriched them
     kept = stored(path)
     assert {digest(t) for m in enriched for t in texts_of(m)} <= kept
+
+
+def test_close_does_not_wait_for_a_bulk_import_to_be_scanned(
+    tmp_path: Path, lean_profile: Profile, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Verdicts are an optimisation: closing drops the scans still queued and stops the one
+    running, and what was not scanned is scanned when first shown."""
+    import threading
+
+    from disclosure import scan_verdicts
+
+    started, release = threading.Event(), threading.Event()
+    scanned: list[str] = []
+
+    def slow_is_clean(text: str) -> bool:
+        started.set()
+        release.wait(timeout=30)  # the first scan holds until close has begun
+        scanned.append(text)
+        return safety.is_clean(text)
+
+    monkeypatch.setattr(scan_verdicts, "is_clean", slow_is_clean)
+    path = tmp_path / "data"
+    controller = DisclosureController.from_profile(lean_profile, data_dir=path)
+    batches = [memories()[i : i + 3] for i in range(0, 13, 3)]
+    for batch in batches:
+        controller.ingest(batch)
+    assert started.wait(timeout=30)
+    closing = threading.Thread(target=controller.close)
+    closing.start()
+    while not controller._closed:
+        pass
+    release.set()
+    closing.join(timeout=60)
+    assert not closing.is_alive()
+    assert len(scanned) == 1  # the running scan stopped after its text, the queued ones dropped
+    monkeypatch.undo()
+    forget_process_scans()
+    with DisclosureController.from_profile(lean_profile, data_dir=path) as controller:
+        shown = controller.disclose(QUERIES[2], level=DisclosureLevel.COMPREHENSIVE, now=NOW)
+    assert "evil" in [i.id for i in shown.items]
+    assert FLAG_NOTE in shown.text  # never scanned at ingest, scanned when shown
