@@ -57,7 +57,7 @@ def ensure_warm(n: int) -> dict[str, Any]:
     path = warm_dir(n)
     record = built(path)
     if record is not None:
-        keep_scan_verdicts(path)  # a directory built before ingest kept them
+        keep_scan_verdicts(path)  # a directory built before verdicts were kept
         return record
     shutil.rmtree(path, ignore_errors=True)
     from disclosure.controller import DisclosureController
@@ -156,9 +156,10 @@ def _skip(items: Iterator[Memory], n: int) -> Iterator[Memory]:
 
 
 def keep_scan_verdicts(path: Path) -> int:
-    """The injection-scan verdicts of every memory in ``path``'s archive, as ingest keeps them
-    now (:mod:`disclosure.scan_verdicts`): only texts without one are scanned. Returns how many
-    were added."""
+    """The injection-scan verdicts of every memory in ``path``'s archive, as a directory holds
+    them once its memories came in a few at a time (live chat) or were shown once
+    (:mod:`disclosure.scan_verdicts`; the benchmark builds its directories in bulk, which keeps
+    none ahead): only texts without one are scanned. Returns how many were added."""
     from disclosure.scan_verdicts import ScanVerdicts
 
     verdicts = ScanVerdicts(path)

@@ -70,6 +70,15 @@ log = logging.getLogger(__name__)
 _NO_EMBEDDER = "none"
 
 
+#: An ingest of more memories than this is not scanned ahead in the background. A thread
+#: scanning a bulk import holds the GIL in long regex runs, and every call of the answering
+#: thread that releases it (token counts, SQLite, the embedder) then waits its turn: measured
+#: on LongMemEval's haystacks, a disclose right after an import of ~500 turns took 1.4 s
+#: instead of ~0.1 s. Live chat ingests a turn or two at a time, and those are what the next
+#: answers show.
+SCAN_AHEAD_MAX = 64
+
+
 class DisclosureController(LongTermMemory):
     """Progressive disclosure over a tiered memory store. Thread-safe; a context manager."""
 
@@ -252,6 +261,8 @@ class DisclosureController(LongTermMemory):
         verdicts, scans = getattr(self, "verdicts", None), getattr(self, "_scans", None)
         if verdicts is None or scans is None or not memories or self._closed:
             return
+        if not shown and len(memories) > SCAN_AHEAD_MAX:
+            return  # a bulk import: its texts get their verdicts as they are first shown
         with contextlib.suppress(RuntimeError):  # closing: the verdicts are an optimisation
             scans.submit(self._record_verdicts, verdicts, list(memories), shown)
 

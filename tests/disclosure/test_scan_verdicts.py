@@ -202,3 +202,26 @@ def test_close_does_not_wait_for_a_bulk_import_to_be_scanned(
         shown = controller.disclose(QUERIES[2], level=DisclosureLevel.COMPREHENSIVE, now=NOW)
     assert "evil" in [i.id for i in shown.items]
     assert FLAG_NOTE in shown.text  # never scanned at ingest, scanned when shown
+
+
+def test_a_bulk_import_is_not_scanned_ahead_but_what_is_shown_is_kept(
+    tmp_path: Path, lean_profile: Profile
+) -> None:
+    """An ingest of more than SCAN_AHEAD_MAX memories keeps no verdicts ahead (a background scan
+    of it would slow the answers given meanwhile); the texts an answer shows are kept."""
+    from disclosure.controller import SCAN_AHEAD_MAX
+
+    bulk = [
+        Memory(id=f"b{i}", content=f"note {i} about the garden fence and the shed", session_id="s")
+        for i in range(SCAN_AHEAD_MAX + 1)
+    ]
+    path = tmp_path / "data"
+    with DisclosureController.from_profile(lean_profile, data_dir=path) as controller:
+        controller.ingest(bulk)
+        scans_done(controller)
+        assert controller.verdicts is not None
+        assert controller.verdicts.count() == 0
+        shown = controller.disclose("garden fence", now=NOW, level=DisclosureLevel.STANDARD)
+        scans_done(controller)
+        assert shown.items
+        assert controller.verdicts.count() >= len(shown.items)
