@@ -16,10 +16,10 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
-import os
-import subprocess
 import sys
 from pathlib import Path
+
+from benchmarks.latency_ab import run_in_checkout
 
 ROOT = Path(__file__).resolve().parents[1]
 LEVELS = ("minimal", "standard", "detailed", "comprehensive")
@@ -55,23 +55,13 @@ def answers(queries: int) -> list[str]:
 
 
 def _run(checkout: Path, queries: int) -> list[str]:
-    cache = checkout / "benchmarks" / ".cache"
-    if checkout != ROOT and not cache.exists():
-        cache.symlink_to(ROOT / "benchmarks" / ".cache")
-    env = dict(os.environ, PYTHONPATH=str(checkout))
     # this file's answers(), run with the checkout's packages (an older one lacks this file)
     script = str(ROOT / "benchmarks" / "answers_ab.py")
     code = (
         f"import json, runpy; a = runpy.run_path({script!r}); "
         f"print(json.dumps(a['answers']({queries})))"
     )
-    command = [sys.executable, "-c", code]
-    done = subprocess.run(
-        command, cwd=checkout, env=env, capture_output=True, text=True, check=False
-    )
-    if done.returncode:
-        raise SystemExit(f"{checkout}: answering failed:\n{done.stderr[-3000:]}")
-    return list(json.loads(done.stdout.strip().splitlines()[-1]))
+    return list(run_in_checkout(checkout, ["-c", code], "answering"))
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -19,24 +19,35 @@ import statistics
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 LEVELS = ("minimal", "standard", "detailed", "comprehensive")
 
 
-def _phase(checkout: Path, queries: int) -> dict[str, object]:
+def run_in_checkout(checkout: Path, command: list[str], what: str) -> Any:
+    """Run ``command`` (Python's arguments) in ``checkout`` with its own packages and this
+    checkout's built benchmark directories; the JSON on its last line of output."""
     cache = checkout / "benchmarks" / ".cache"
     if checkout != ROOT and not cache.exists():
         cache.symlink_to(ROOT / "benchmarks" / ".cache")
     env = dict(os.environ, PYTHONPATH=str(checkout))
-    phase = ["--phase", "disclose", "warm-10000", "default", str(queries)]
-    command = [sys.executable, "-m", "benchmarks.run", *phase]
     done = subprocess.run(
-        command, cwd=checkout, env=env, capture_output=True, text=True, check=False
+        [sys.executable, *command],
+        cwd=checkout,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
     )
     if done.returncode:
-        raise SystemExit(f"{checkout}: the disclose phase failed:\n{done.stderr[-3000:]}")
-    return dict(json.loads(done.stdout.strip().splitlines()[-1]))
+        raise SystemExit(f"{checkout}: {what} failed:\n{done.stderr[-3000:]}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def _phase(checkout: Path, queries: int) -> dict[str, object]:
+    phase = ["--phase", "disclose", "warm-10000", "default", str(queries)]
+    return dict(run_in_checkout(checkout, ["-m", "benchmarks.run", *phase], "the disclose phase"))
 
 
 def main(argv: list[str] | None = None) -> int:
