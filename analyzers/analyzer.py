@@ -17,6 +17,8 @@ Signals (``QueryAnalysis.detected_signals``), a stable vocabulary, in this order
                                    ``date``, ``month``, ``weekday``, ``ago``, ``past``, ``topic``
 ``long_query``                     more than ``long_query_words`` words
 ``many_entities``                  more than ``many_entities`` distinct entities
+``enumeration``                    the query asks for a set or a count ("which cities has",
+                                   "how many"): :mod:`analyzers.enumeration`
 =================================  =============================================================
 
 ``<phrase>`` is the trigger as the profile spells it, not as the user typed it. How the signals
@@ -32,6 +34,7 @@ from datetime import UTC, datetime
 
 from analyzers.config import AnalyzerConfig
 from analyzers.entities import entities_in, ids_in, unique
+from analyzers.enumeration import asks_for_set
 from analyzers.levels import DisclosureLevel, QueryAnalysis
 from analyzers.patterns import Found
 from analyzers.pipeline import (
@@ -62,6 +65,7 @@ class _Reading:
     entities: tuple[str, ...]
     times: list[TimeMatch]
     cue: bool
+    enumeration: bool
 
     def of(self, kind: str) -> list[TriggerHit]:
         return [h for h in self.hits if h.spec.kind == kind]
@@ -113,9 +117,9 @@ class QueryComplexityAnalyzer:
         ids = ids_in(self.pipeline, text)
         entities = unique(entities_in(self.pipeline, doc, ids, trained))
         times = find_times(text, hits, now, self.config.temporal)
-        return _Reading(
-            text, len(query.split()), hits, ids, entities, times, self._cue(text, hits, ids)
-        )
+        enumeration = asks_for_set(text, self.config.enumeration)
+        cue = self._cue(text, hits, ids)
+        return _Reading(text, len(query.split()), hits, ids, entities, times, cue, enumeration)
 
     def _cue(self, text: str, hits: Sequence[TriggerHit], ids: Sequence[Found]) -> bool:
         for hit in hits:
@@ -193,6 +197,8 @@ class QueryComplexityAnalyzer:
             fired.append(("long_query", floors.long_query))
         if len(r.entities) > self.config.many_entities:
             fired.append(("many_entities", floors.many_entities))
+        if r.enumeration:
+            fired.append(("enumeration", floors.enumeration))
         return [Vote(signal, level) for signal, level in fired if level is not None]
 
     def _signals(
@@ -209,6 +215,7 @@ class QueryComplexityAnalyzer:
         signals += [f"temporal:{t.kind}" for t in r.times]
         signals += ["long_query"] * (r.words > self.config.long_query_words)
         signals += ["many_entities"] * (len(r.entities) > self.config.many_entities)
+        signals += ["enumeration"] * r.enumeration
         return tuple(dict.fromkeys(signals))
 
     def _complexity(

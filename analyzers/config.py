@@ -83,6 +83,31 @@ class FloorsConfig(_Section):
     many_entities: DisclosureLevel | None = DisclosureLevel.DETAILED
     temporal: DisclosureLevel | None = DisclosureLevel.DETAILED
     expansion_request: DisclosureLevel | None = DisclosureLevel.DETAILED
+    enumeration: DisclosureLevel | None = None
+
+
+class EnumerationConfig(_Section):
+    """What makes a query ask for a set or a count (:mod:`analyzers.enumeration`)."""
+
+    enabled: bool = True
+    phrases: Phrases = (
+        *("how many", "how much", "how often", "in total", "total", "both", "all the"),
+        *("all of", "every", "each", "list", "various", "different", "names of"),
+        *("kind of", "kinds of", "type of", "types of", "sort of", "sorts of"),
+        *("몇 번", "몇 개", "모두", "전부", "목록"),
+    )
+    question_words: Phrases = ("what", "which")
+    auxiliaries: Phrases = (
+        *("do", "does", "did", "has", "have", "had", "is", "are", "was", "were"),
+        *("can", "could", "would", "will", "should"),
+    )
+    object_words: int = Field(default=3, ge=1, le=10)
+    plurals: Phrases = ("people", "children", "kids", "series", "media", "men", "women")
+
+    @field_validator("phrases", "question_words", "auxiliaries", "plurals")
+    @classmethod
+    def _non_blank(cls, value: Phrases) -> Phrases:
+        return _check_phrases("enumeration", value)
 
 
 class ContinuationConfig(_Section):
@@ -242,6 +267,7 @@ class AnalyzerConfig(_Section):
     max_query_chars: int = Field(default=10_000, gt=0)
     floors: FloorsConfig = FloorsConfig()
     continuation: ContinuationConfig = ContinuationConfig()
+    enumeration: EnumerationConfig = EnumerationConfig()
     temporal: TemporalConfig = TemporalConfig()
     entities: EntityConfig = EntityConfig()
     complexity: ComplexityWeights = ComplexityWeights()

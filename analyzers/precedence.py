@@ -18,7 +18,8 @@ motivated it):
 4. **Floors** lift whatever the keywords decided: an expansion request or explicit id, a
    temporal reference, a long query and many entities each lift the level to at least their
    floor in the profile (detailed by default; minimal has no warm items, so "quick: what did we
-   decide yesterday?" could not even see yesterday otherwise).
+   decide yesterday?" could not even see yesterday otherwise). A question asking for a set or a
+   count (``enumeration``) has a floor too, null (none) unless the profile sets one.
 
 The complexity refines the level: ``(rank + features) / 4`` where ``rank`` is the level's rank
 (0-3) and ``features`` a weighted mean in [0, 1] of query length (words / long_query_words),

@@ -14,7 +14,7 @@ D = DisclosureLevel
 
 SIGNAL = re.compile(
     r"(override|keyword):(minimal|standard|detailed|comprehensive):.+"
-    r"|expansion_request|explicit_id|continuation|long_query|many_entities"
+    r"|expansion_request|explicit_id|continuation|long_query|many_entities|enumeration"
     r"|temporal:(today|yesterday|day_before_yesterday|this_morning|last_night|this_week"
     r"|last_week|this_month|last_month|this_year|last_year|earlier|recently|date|month"
     r"|weekday|ago|past|topic)"
