@@ -39,8 +39,10 @@ def asks_for_set(text: str, config: EnumerationConfig) -> bool:
     patterns = _patterns(config)
     if patterns.phrases is not None and patterns.phrases.search(lowered):
         return True
-    if patterns.others and any(p in compact(text) for p in patterns.others):
-        return True
+    if patterns.others:
+        squeezed = compact(text)
+        if any(phrase in squeezed for phrase in patterns.others):
+            return True
     for pattern in (patterns.object_before_aux, patterns.what_are):
         for match in pattern.finditer(lowered):
             if any(_plural(w, config.plurals) for w in match.group(1).split()):
