@@ -300,6 +300,28 @@ class DisclosureController(LongTermMemory):
         analyzer and the adaptive budget; ``context_window`` and ``prompt_tokens`` (what the
         conversation already takes) bound the budget by the model's window."""
         self._check_open()
+        with self.caches.answering():  # the caches' writes wait until it is done
+            return self._disclose(
+                query,
+                history=history,
+                now=now,
+                level=level,
+                budget=budget,
+                context_window=context_window,
+                prompt_tokens=prompt_tokens,
+            )
+
+    def _disclose(
+        self,
+        query: str,
+        *,
+        history: Sequence[str | Mapping[str, Any]],
+        now: datetime | None,
+        level: DisclosureLevel | str | None,
+        budget: int | None,
+        context_window: int | None,
+        prompt_tokens: int,
+    ) -> DisclosureResult:
         self._follow_replicas()
         query = check_query(query)
         trace = Trace()

@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
+import disclosure.pipeline.caches as caches_module
 from disclosure.pipeline.caches import DisclosureCaches
 from disclosure.profiles import CacheConfig, CacheLimits
 
@@ -134,3 +138,66 @@ def test_a_forget_erases_the_writes_queued_before_it(tmp_path: Path) -> None:
     again = caches(tmp_path)
     assert len(again.by_name["index"]) == 0
     again.close()
+
+
+def _on_disk(c: DisclosureCaches, key: str) -> object:
+    return c.by_name["index"]._cache.get(key)
+
+
+def _soon(check: Callable[[], bool], timeout: float = 5.0) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if check():
+            return True
+        time.sleep(0.01)
+    return False
+
+
+def test_queued_writes_wait_until_no_answer_is_in_progress(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The writer does not compete with an answer: what it queued lands after the answer."""
+    monkeypatch.setattr(caches_module, "WRITE_DELAY", 30.0)
+    c = caches(tmp_path)
+    key = c.key("index", "a query")
+    with c.answering():
+        c.set("index", key, [("m1", 0.5)], later=True)
+        time.sleep(0.2)
+        assert _on_disk(c, key) is None  # still queued ...
+        assert c.get("index", key) == [("m1", 0.5)]  # ... and served from memory
+    assert _soon(lambda: _on_disk(c, key) == [("m1", 0.5)])
+    c.close()
+
+
+def test_a_long_answer_or_a_full_queue_does_not_hold_the_writes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(caches_module, "WRITE_DELAY", 0.05)
+    c = caches(tmp_path)
+    key = c.key("index", "a query")
+    with c.answering():
+        c.set("index", key, [("m1", 0.5)], later=True)
+        assert _soon(lambda: _on_disk(c, key) == [("m1", 0.5)])  # the delay ran out
+    monkeypatch.setattr(caches_module, "WRITE_DELAY", 30.0)
+    keys = [c.key("index", f"query {i}") for i in range(caches_module.WRITE_BATCH)]
+    with c.answering():
+        for k in keys:
+            c.set("index", k, [(k, 0.5)], later=True)
+        assert _soon(lambda: all(_on_disk(c, k) == [(k, 0.5)] for k in keys))  # a full batch
+    c.close()
+
+
+def test_a_flush_during_an_answer_writes_at_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A forget in another thread must not wait for the answer: flush writes the queue now."""
+    monkeypatch.setattr(caches_module, "WRITE_DELAY", 30.0)
+    c = caches(tmp_path)
+    key = c.key("index", "a query")
+    with c.answering():
+        c.set("index", key, [("m1", 0.5)], later=True)
+        started = time.monotonic()
+        c.flush()
+        assert time.monotonic() - started < 10.0
+        assert _on_disk(c, key) == [("m1", 0.5)]
+    c.close()
