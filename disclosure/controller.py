@@ -55,6 +55,8 @@ from disclosure.result import DisclosedItem, DisclosureResult
 from disclosure.scan_verdicts import ScanVerdicts
 from disclosure.sidetables import shared_tables
 from formatters import (
+    Rendered,
+    RenderItem,
     get_token_counter,
 )
 from formatters.citations import parse_citations
@@ -378,15 +380,21 @@ class DisclosureController(LongTermMemory):
                 overview = None
                 if self.consolidation.serves(chosen.value):
                     overview = self.consolidation.overview(query, decision.tokens, self.counter)
-                rendered = self.composer.render(
-                    items,
-                    config=config,
-                    analysis=analysis,
-                    level=chosen,
-                    budget=decision.tokens - (overview.tokens if overview else 0),
-                    now=when,
-                    full_history_tokens=full,
-                )
+                space = decision.tokens - (overview.tokens if overview else 0)
+
+                def render(these: Sequence[RenderItem]) -> Rendered:
+                    return self.composer.render(
+                        these,
+                        config=config,
+                        analysis=analysis,
+                        level=chosen,
+                        budget=space,
+                        now=when,
+                        full_history_tokens=full,
+                    )
+
+                rendered = render(items)
+                items, rendered = self.composer.whole_if_room(items, rendered, render)
                 rendered = with_overview(rendered, overview, decision.tokens, self.counter)
                 rendered = restyle(rendered, self.profile.citations, decision.tokens, self.counter)
         named_ids = {m.id for m in explicit}

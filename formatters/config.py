@@ -33,7 +33,9 @@ class FormattingConfig(_Section):
 
     Every built-in formatter takes these options (``formatter.configure(options)``).
     ``excerpt_tokens`` is read by the controller, not the formatters: a memory whose line is
-    longer is disclosed at the index layer as its excerpt about the query (0: always whole).
+    longer is disclosed at the index layer as its excerpt about the query (0: always whole);
+    ``excerpt_whole_if_room``: shown whole after all, when the budget left after packing holds
+    the rest of it.
     """
 
     header: Literal["full", "compact", "none"] = "compact"
@@ -42,6 +44,7 @@ class FormattingConfig(_Section):
     preview_chars: int = Field(default=200, ge=0)
     max_item_tokens: int = Field(default=0, ge=0)
     excerpt_tokens: int = Field(default=400, ge=0)
+    excerpt_whole_if_room: bool = True
     max_entities: int = Field(default=3, ge=0)
     meta_chars: int = Field(default=160, ge=0)
     min_cut_tokens: int = Field(default=8, ge=1)

@@ -12,7 +12,8 @@ more" asks about, neighbours for timelines) and once for the context's citations
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from datetime import datetime
 
 from analyzers import DisclosureLevel, QueryAnalysis
@@ -256,6 +257,40 @@ class Composer:
             info=info,
             options=self.profile.formatting,
         )
+
+    def whole_if_room(
+        self,
+        items: Sequence[RenderItem],
+        rendered: Rendered,
+        render: Callable[[Sequence[RenderItem]], Rendered],
+    ) -> tuple[list[RenderItem], Rendered]:
+        """Excerpts shown whole again where the budget the packing left unspent holds the rest.
+
+        An excerpt keeps a long memory from crowding out other candidates; once everything that
+        was to be shown is in and the budget still has room, the rest of the likeliest excerpted
+        memories goes in too (the text around the part the query named is often what answers
+        it). ``render`` packs items as the first rendering did; the second rendering is kept
+        only if it shows every item the first showed, within the same budget."""
+        if not self.profile.formatting.excerpt_whole_if_room:
+            return list(items), rendered
+        room = rendered.budget - rendered.tokens
+        shown = {i.id for i in rendered.items}
+        grown = list(items)
+        wanted: dict[str, int] = {}
+        for n, item in enumerate(items):
+            omitted = item.omitted_tokens
+            if omitted and item.memory.id in shown and omitted <= room:
+                wanted[item.memory.id] = n
+                room -= omitted
+        if not wanted:
+            return list(items), rendered
+        for memory in self.store.get(list(wanted)):
+            n = wanted[memory.id]
+            grown[n] = replace(grown[n], memory=memory, omitted_tokens=0)
+        again = render(grown)
+        if shown <= {i.id for i in again.items} and again.tokens <= rendered.budget:
+            return grown, again
+        return list(items), rendered
 
     def result(
         self,

@@ -45,17 +45,41 @@ def test_one_sentence_over_the_cap_keeps_its_head() -> None:
     assert cut is not None and cut.text.endswith(" …") and COUNT(cut.text) <= 40
 
 
+MEMORIES = [
+    {"id": "answer", "speaker": "assistant", "kind": "response", "content": LONG},
+    {"id": "other", "speaker": "user", "content": "I like my garden's soil."},
+]
+QUERY = "What processes run at the Lake Charles refinery?"
+
+
 def test_a_long_memory_is_disclosed_as_its_excerpt_and_shown_whole(tmp_path: Path) -> None:
-    """Index layer: the excerpt, flagged with what was cut; show(): the whole memory."""
+    """Index layer, with no room for the whole: the excerpt, flagged with what was cut;
+    show(): the whole memory."""
+    assert COUNT(LONG) > 600
     with DisclosureController(make_lean_profile(), data_dir=tmp_path) as memory:
-        memory.ingest(
-            [
-                {"id": "answer", "speaker": "assistant", "kind": "response", "content": LONG},
-                {"id": "other", "speaker": "user", "content": "I like my garden's soil."},
-            ]
-        )
-        result = memory.disclose("What processes run at the Lake Charles refinery?")
+        memory.ingest(MEMORIES)
+        result = memory.disclose(QUERY, budget=600)
         item = next(i for i in result.items if i.id == "answer")
         assert item.excerpt and item.omitted_tokens > 300
         assert ANSWER in result.text and FILLER[0] not in result.text
         assert FILLER[0] in memory.show("answer") and ANSWER in memory.show("answer")
+
+
+def test_an_excerpt_is_shown_whole_when_the_budget_has_room(tmp_path: Path) -> None:
+    """Once everything else is in, unspent budget that holds the rest of an excerpted memory
+    shows it whole; with ``excerpt_whole_if_room`` off, the excerpt stays."""
+    with DisclosureController(make_lean_profile(), data_dir=tmp_path / "grow") as memory:
+        memory.ingest(MEMORIES)
+        result = memory.disclose(QUERY, budget=2000)
+        item = next(i for i in result.items if i.id == "answer")
+        assert not item.excerpt and item.omitted_tokens == 0
+        assert FILLER[0] in result.text and FILLER[-1] in result.text
+        assert result.tokens_used <= 2000
+    profile = make_lean_profile()
+    formatting = profile.formatting.model_copy(update={"excerpt_whole_if_room": False})
+    stay = profile.model_copy(update={"formatting": formatting})
+    with DisclosureController(stay, data_dir=tmp_path / "stay") as memory:
+        memory.ingest(MEMORIES)
+        result = memory.disclose(QUERY, budget=2000)
+        item = next(i for i in result.items if i.id == "answer")
+        assert item.excerpt and item.omitted_tokens > 300 and FILLER[0] not in result.text
