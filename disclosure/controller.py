@@ -303,119 +303,100 @@ class DisclosureController(LongTermMemory):
         conversation already takes) bound the budget by the model's window."""
         self._check_open()
         with self.caches.answering():  # the caches' writes wait until it is done
-            return self._disclose(
+            self._follow_replicas()
+            query = check_query(query)
+            trace = Trace()
+            when = as_utc(now) if now is not None else datetime.now(UTC)
+            turns = user_turns(history)
+            named = self.participants.named_in(query)
+            self.gatherer.prefetch(query, named)  # the query's embedding overlaps the analysis
+            with trace.stage("analyze"):
+                analysis = self.analyzer.analyze(
+                    query, history=turns, now=when, previous=self._previous(turns)
+                )
+                chosen = DisclosureLevel.parse(level) if level is not None else analysis.level
+                config = self.profile.levels[chosen]
+                decision = self.budget.decide(
+                    chosen,
+                    config,
+                    analysis.complexity,
+                    override=budget,
+                    context_window=context_window,
+                    prompt_tokens=prompt_tokens,
+                )
+            explicit = self._resolve_references(analysis.explicit_ids)
+            hits = self.gatherer.gather(
                 query,
-                history=history,
-                now=now,
-                level=level,
-                budget=budget,
-                context_window=context_window,
-                prompt_tokens=prompt_tokens,
-            )
-
-    def _disclose(
-        self,
-        query: str,
-        *,
-        history: Sequence[str | Mapping[str, Any]],
-        now: datetime | None,
-        level: DisclosureLevel | str | None,
-        budget: int | None,
-        context_window: int | None,
-        prompt_tokens: int,
-    ) -> DisclosureResult:
-        self._follow_replicas()
-        query = check_query(query)
-        trace = Trace()
-        when = as_utc(now) if now is not None else datetime.now(UTC)
-        turns = user_turns(history)
-        named = self.participants.named_in(query)
-        self.gatherer.prefetch(query, named)  # the query's embedding overlaps the analysis
-        with trace.stage("analyze"):
-            analysis = self.analyzer.analyze(
-                query, history=turns, now=when, previous=self._previous(turns)
-            )
-            chosen = DisclosureLevel.parse(level) if level is not None else analysis.level
-            config = self.profile.levels[chosen]
-            decision = self.budget.decide(
+                analysis,
                 chosen,
                 config,
-                analysis.complexity,
-                override=budget,
-                context_window=context_window,
-                prompt_tokens=prompt_tokens,
+                now=when,
+                named=named,
+                trace=trace,
             )
-        explicit = self._resolve_references(analysis.explicit_ids)
-        hits = self.gatherer.gather(
-            query,
-            analysis,
-            chosen,
-            config,
-            now=when,
-            named=named,
-            trace=trace,
-        )
-        signals = signals_of(hits)
-        candidates = self.composer.shortlist(
-            hits, config, decision.tokens, use_model=decision.use_model, signals=signals
-        )
-        shown = [*explicit, *(c.memory for c in candidates)]
-        verdicts = self.verdicts.for_answer(shown) if self.verdicts is not None else None
-        with known_verdicts(verdicts):  # texts scanned before are not scanned again
-            with trace.stage("expand"):
-                expansion = decide(
-                    candidates,
-                    analysis,
-                    self.profile.expansion,
-                    explicit=[m.id for m in explicit],
-                    requested=self._requested(analysis, turns),
-                )
-                items = self.composer.render_items(
-                    explicit, candidates, expansion.layers, query=query
-                )
-            full = (
-                self.store.total_line_tokens()
-            )  # one reading: the savings line and the field agree
-            with trace.stage("render"):
-                overview = None
-                if self.consolidation.serves(chosen.value):
-                    overview = self.consolidation.overview(query, decision.tokens, self.counter)
-                space = decision.tokens - (overview.tokens if overview else 0)
-
-                def render(these: Sequence[RenderItem]) -> Rendered:
-                    return self.composer.render(
-                        these,
-                        config=config,
-                        analysis=analysis,
-                        level=chosen,
-                        budget=space,
-                        now=when,
-                        full_history_tokens=full,
+            signals = signals_of(hits)
+            candidates = self.composer.shortlist(
+                hits, config, decision.tokens, use_model=decision.use_model, signals=signals
+            )
+            shown = [*explicit, *(c.memory for c in candidates)]
+            verdicts = self.verdicts.for_answer(shown) if self.verdicts is not None else None
+            with known_verdicts(verdicts):  # texts scanned before are not scanned again
+                with trace.stage("expand"):
+                    expansion = decide(
+                        candidates,
+                        analysis,
+                        self.profile.expansion,
+                        explicit=[m.id for m in explicit],
+                        requested=self._requested(analysis, turns),
                     )
+                    items = self.composer.render_items(
+                        explicit, candidates, expansion.layers, query=query
+                    )
+                full = (
+                    self.store.total_line_tokens()
+                )  # one reading: the savings line and the field agree
+                with trace.stage("render"):
+                    overview = None
+                    if self.consolidation.serves(chosen.value):
+                        overview = self.consolidation.overview(query, decision.tokens, self.counter)
+                    space = decision.tokens - (overview.tokens if overview else 0)
 
-                rendered = render(items)
-                items, rendered = self.composer.whole_if_room(items, rendered, render)
-                rendered = with_overview(rendered, overview, decision.tokens, self.counter)
-                rendered = restyle(rendered, self.profile.citations, decision.tokens, self.counter)
-        named_ids = {m.id for m in explicit}
-        result = self.composer.result(
-            rendered,
-            items=items,
-            analysis=analysis,
-            level=chosen,
-            decision=decision,
-            reason=expansion.reason,
-            signals={c.id: signals[c.id] for c in candidates if c.id not in named_ids},
-            tiers={c.id: c.tiers for c in candidates},
-            full_history_tokens=full,
-            trace=trace,
-        )
-        with self._lock:
-            self._last_ids = tuple(i.id for i in result.items)
-            self._last_analysis = analysis
-        if verdicts is not None and verdicts.missed:
-            self._keep_verdicts([i.memory for i in items], shown=True)
-        return result
+                    def render(these: Sequence[RenderItem]) -> Rendered:
+                        return self.composer.render(
+                            these,
+                            config=config,
+                            analysis=analysis,
+                            level=chosen,
+                            budget=space,
+                            now=when,
+                            full_history_tokens=full,
+                        )
+
+                    rendered = render(items)
+                    items, rendered = self.composer.whole_if_room(items, rendered, render)
+                    rendered = with_overview(rendered, overview, decision.tokens, self.counter)
+                    rendered = restyle(
+                        rendered, self.profile.citations, decision.tokens, self.counter
+                    )
+            named_ids = {m.id for m in explicit}
+            result = self.composer.result(
+                rendered,
+                items=items,
+                analysis=analysis,
+                level=chosen,
+                decision=decision,
+                reason=expansion.reason,
+                signals={c.id: signals[c.id] for c in candidates if c.id not in named_ids},
+                tiers={c.id: c.tiers for c in candidates},
+                full_history_tokens=full,
+                trace=trace,
+            )
+            with self._lock:
+                self._last_ids = tuple(i.id for i in result.items)
+                self._last_analysis = analysis
+            if verdicts is not None and verdicts.missed:
+                self._keep_verdicts([i.memory for i in items], shown=True)
+            return result
 
     async def adisclose(
         self,

@@ -144,6 +144,18 @@ def _on_disk(c: DisclosureCaches, key: str) -> object:
     return c.by_name["index"]._cache.get(key)
 
 
+ENTRY = [("m1", 0.5)]
+
+
+def _writer(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, delay: float
+) -> tuple[DisclosureCaches, str]:
+    """Caches whose queued writes wait up to ``delay`` seconds for answers, and a key."""
+    monkeypatch.setattr(caches_module, "WRITE_DELAY", delay)
+    c = caches(tmp_path)
+    return c, c.key("index", "a query")
+
+
 def _soon(check: Callable[[], bool], timeout: float = 5.0) -> bool:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -157,27 +169,23 @@ def test_queued_writes_wait_until_no_answer_is_in_progress(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The writer does not compete with an answer: what it queued lands after the answer."""
-    monkeypatch.setattr(caches_module, "WRITE_DELAY", 30.0)
-    c = caches(tmp_path)
-    key = c.key("index", "a query")
+    c, key = _writer(tmp_path, monkeypatch, 30.0)
     with c.answering():
-        c.set("index", key, [("m1", 0.5)], later=True)
+        c.set("index", key, ENTRY, later=True)
         time.sleep(0.2)
         assert _on_disk(c, key) is None  # still queued ...
-        assert c.get("index", key) == [("m1", 0.5)]  # ... and served from memory
-    assert _soon(lambda: _on_disk(c, key) == [("m1", 0.5)])
+        assert c.get("index", key) == ENTRY  # ... and served from memory
+    assert _soon(lambda: _on_disk(c, key) == ENTRY)
     c.close()
 
 
 def test_a_long_answer_or_a_full_queue_does_not_hold_the_writes(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(caches_module, "WRITE_DELAY", 0.05)
-    c = caches(tmp_path)
-    key = c.key("index", "a query")
+    c, key = _writer(tmp_path, monkeypatch, 0.05)
     with c.answering():
-        c.set("index", key, [("m1", 0.5)], later=True)
-        assert _soon(lambda: _on_disk(c, key) == [("m1", 0.5)])  # the delay ran out
+        c.set("index", key, ENTRY, later=True)
+        assert _soon(lambda: _on_disk(c, key) == ENTRY)  # the delay ran out
     monkeypatch.setattr(caches_module, "WRITE_DELAY", 30.0)
     keys = [c.key("index", f"query {i}") for i in range(caches_module.WRITE_BATCH)]
     with c.answering():
@@ -191,13 +199,11 @@ def test_a_flush_during_an_answer_writes_at_once(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A forget in another thread must not wait for the answer: flush writes the queue now."""
-    monkeypatch.setattr(caches_module, "WRITE_DELAY", 30.0)
-    c = caches(tmp_path)
-    key = c.key("index", "a query")
+    c, key = _writer(tmp_path, monkeypatch, 30.0)
     with c.answering():
-        c.set("index", key, [("m1", 0.5)], later=True)
+        c.set("index", key, ENTRY, later=True)
         started = time.monotonic()
         c.flush()
         assert time.monotonic() - started < 10.0
-        assert _on_disk(c, key) == [("m1", 0.5)]
+        assert _on_disk(c, key) == ENTRY
     c.close()
