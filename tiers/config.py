@@ -72,6 +72,10 @@ class WarmConfig(_Section):
     ``passage_words``: a memory whose content runs past this many words is also indexed by
     passages of about this many words, so any part of a long memory can be found by meaning
     (:mod:`tiers.passages`); 0 turns it off.
+    ``exact_max_items``: in embedded mode, while a collection holds at most this many vectors,
+    searches compare the query with every one of them in memory (exact, and faster than Chroma's
+    HNSW index at that size; 1.5 KB of memory per 384-d vector; :mod:`tiers.exact_index`),
+    once the process has searched twice; 0 keeps every search on Chroma.
     """
 
     backend: Literal["embedded", "server"] = "embedded"
@@ -94,6 +98,7 @@ class WarmConfig(_Section):
     context: Literal["previous", "line", "none"] = "previous"
     context_chars: int = Field(default=300, ge=0)
     passage_words: int = Field(default=0, ge=0)
+    exact_max_items: int = Field(default=20_000, ge=0)
 
 
 class ColdConfig(_Section):

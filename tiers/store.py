@@ -138,7 +138,9 @@ class TieredStore:
 
         path = None if self.config.warm.backend == "server" else self.data_dir / "warm"
         config = server_config(self.config.warm, self.data_dir)  # a collection per directory
-        warm: WarmIndex = WarmTier(path, config, embedder, state_dir=self.data_dir / "warm")
+        warm: WarmIndex = WarmTier(  # the directory's lock makes this store its only writer
+            path, config, embedder, state_dir=self.data_dir / "warm", exclusive=True
+        )
         return warm
 
     def _start_sync(self) -> WarmSync | None:

@@ -39,6 +39,7 @@ from tiers.errors import (
     InvalidInputError,
     TierUnavailableError,
 )
+from tiers.exact_index import ExactCopy
 from tiers.history import history_line
 from tiers.memory import Memory, ScoredMemory
 from tiers.passages import parent_of, passage_id, split_passages
@@ -56,6 +57,9 @@ PASSAGES_SUFFIX = ".passages"  # the collection of a collection's passage vector
 PARENT_FIELD = "parent"
 MEMORY_FIELD = "memory"
 TEXT_FIELD = "text_sha"  # hash of the text the vector embeds: re-embed only when it changes
+# The exact in-memory copy is read after this many searches: a process that asks once (a CLI
+# query) never pays for reading every vector.
+EXACT_AFTER_SEARCHES = 2
 
 
 class WarmTier:
@@ -70,11 +74,15 @@ class WarmTier:
         embedder: Embedder,
         *,
         state_dir: Path | None = None,
+        exclusive: bool = False,
     ) -> None:
         """Open (or create) the collection.
 
         ``path`` is Chroma's directory in embedded mode (None only with ``backend: server``).
         ``state_dir`` holds the usage counts; default ``path``; with neither, they stay in memory.
+        ``exclusive``: nothing but this tier writes the collection (the store says so when it
+        holds its directory's lock); then, in embedded mode, searches may use an exact copy of
+        the vectors in memory (``exact_max_items``).
         """
         self.path = Path(path) if path is not None else None
         self.config = config
@@ -83,11 +91,22 @@ class WarmTier:
         self._passage_count = 0
         self._write_lock = threading.RLock()
         self._queries = QueryEmbeddingCache(embedder, config.query_cache_size)
+        self._exact: dict[str, ExactCopy] = {}  # collection name -> its copy, when wanted
+        self._searches = 0
+        self._count_lock = threading.Lock()
+        self._filler: threading.Thread | None = None
+        self._stop_filling = threading.Event()
         self._client: Any = open_client(self.path, config)
         try:
             self._collection = self._open_collection()
             self._passages = self._open_passages()
             self._batch = min(config.write_batch_size, self._client.get_max_batch_size())
+            if exclusive and config.backend == "embedded" and config.exact_max_items > 0:
+                for collection in (self._collection, self._passages):
+                    if collection is not None:
+                        self._exact[collection.name] = ExactCopy(
+                            embedder.dimension, config.exact_max_items
+                        )
             state = state_dir if state_dir is not None else self.path
             self._usage = UsageLog(state / usage_file(config) if state is not None else None)
             self._resync_usage()
@@ -240,7 +259,11 @@ class WarmTier:
                     metadatas=[{PARENT_FIELD: parent} for _, parent, _ in chunk],
                 )
             except Exception as exc:
+                self._exact_write_failed(self._passages)
                 raise self._failure("upsert of passages", exc) from exc
+            self._copy_upsert(
+                self._passages, [i for i, _, _ in chunk], vectors[start : start + len(chunk)]
+            )
         if passages or changed:
             self._passage_count = int(self._passages.count())
 
@@ -265,7 +288,9 @@ class WarmTier:
                 try:
                     self._passages.delete(ids=chunk)
                 except Exception as exc:
+                    self._exact_write_failed(self._passages)
                     raise self._failure("delete of passages", exc) from exc
+                self._copy_remove(self._passages, chunk)
             self._passage_count = int(self._passages.count())
         return ids
 
@@ -314,17 +339,69 @@ class WarmTier:
         if k <= 0 or not query.strip():
             return []
         vector = np.asarray(self._query_vector(query), dtype=np.float32).reshape(-1)
+        self._count_search()
+        pairs = self._nearest(self._collection, vector, k, "query")
+        return self._with_passages(pairs, vector, k)
+
+    def _nearest(
+        self, collection: Any, vector: npt.NDArray[np.float32], k: int, operation: str
+    ) -> list[tuple[str, float]]:
+        """The ``k`` ids of ``collection`` nearest to ``vector``, scores in [0, 1]: from its
+        exact copy when that is ready, else from Chroma."""
+        copy = self._exact.get(collection.name)
+        exact = copy.search(vector, k) if copy is not None else None
+        if exact is not None:
+            return [(i, min(1.0, max(0.0, s))) for i, s in exact]
         try:
-            result = self._collection.query(
-                query_embeddings=[vector], n_results=k, include=["distances"]
-            )
+            result = collection.query(query_embeddings=[vector], n_results=k, include=["distances"])
         except Exception as exc:
-            raise self._failure("query", exc) from exc
-        pairs = [
+            raise self._failure(operation, exc) from exc
+        return [
             (str(i), min(1.0, max(0.0, 1.0 - float(d))))
             for i, d in zip(result["ids"][0], result["distances"][0], strict=False)
         ]
-        return self._with_passages(pairs, vector, k)
+
+    def _count_search(self) -> None:
+        """Start reading the exact copies in the background at the right search."""
+        if not self._exact or self._filler is not None:
+            return
+        with self._count_lock:  # not the write lock: an ingest holds that while it embeds
+            self._searches += 1
+            if self._filler is None and self._searches >= EXACT_AFTER_SEARCHES:
+                self._filler = threading.Thread(
+                    target=self._fill_exact, name="warm-exact", daemon=True
+                )
+                self._filler.start()
+
+    def _fill_exact(self) -> None:
+        """Read every vector into the exact copies, holding the write lock so that no write
+        falls between the reading and the copy (writes wait, searches use Chroma meanwhile)."""
+        for collection in (c for c in (self._collection, self._passages) if c is not None):
+            copy = self._exact.get(collection.name)
+            if copy is None:
+                continue
+            try:
+                with self._write_lock:
+                    if self._stop_filling.is_set():
+                        return
+                    count = int(collection.count())
+                    if count > copy.limit:
+                        copy.state = "too large"
+                        continue
+                    copy.fill(self._pages(collection), self._stop_filling, expected=count)
+            except Exception:  # the copy is an optimisation: searches stay on Chroma
+                log.warning("reading the exact copy of %s failed", collection.name, exc_info=True)
+                copy.fail()
+
+    def _pages(self, collection: Any) -> Iterator[tuple[list[str], Any]]:
+        offset = 0
+        while True:
+            page = collection.get(include=["embeddings"], limit=self._batch, offset=offset)
+            ids = [str(i) for i in page["ids"]]
+            yield ids, page["embeddings"] if ids else []
+            if len(ids) < self._batch:
+                return
+            offset += len(ids)
 
     def _with_passages(
         self, pairs: list[tuple[str, float]], vector: npt.NDArray[np.float32], k: int
@@ -333,17 +410,12 @@ class WarmTier:
         the best of its own vector and its passages', best first, ``k`` at most."""
         if self._passages is None or not self._passage_count:
             return pairs
-        try:
-            result = self._passages.query(
-                query_embeddings=[vector],
-                n_results=min(k, self._passage_count),
-                include=["distances"],
-            )
-        except Exception as exc:
-            raise self._failure("query of passages", exc) from exc
+        nearest = self._nearest(
+            self._passages, vector, min(k, self._passage_count), "query of passages"
+        )
         best = dict(pairs)
-        for i, d in zip(result["ids"][0], result["distances"][0], strict=False):
-            parent, score = parent_of(str(i)), min(1.0, max(0.0, 1.0 - float(d)))
+        for i, score in nearest:
+            parent = parent_of(i)
             if score > best.get(parent, -1.0):
                 best[parent] = score
         return sorted(best.items(), key=lambda pair: -pair[1])[:k]
@@ -406,6 +478,9 @@ class WarmTier:
         if self._closed:
             return
         self._closed = True
+        self._stop_filling.set()
+        if self._filler is not None:
+            self._filler.join()
         try:
             self._usage.close()
         finally:
@@ -464,6 +539,7 @@ class WarmTier:
             "dimension": self.embedder.dimension,
             "passages": self._passage_count if self._passages is not None else 0,
             "query_cache": {"size": len(self._queries), "hits": self._queries.hits},
+            "exact": {n: {"state": c.state, "vectors": len(c)} for n, c in self._exact.items()},
         }
 
     @staticmethod
@@ -529,9 +605,13 @@ class WarmTier:
                     metadatas=[_record(m, texts[m.id]) for m in chunk],
                 )
             except Exception as exc:
+                self._exact_write_failed(self._collection)
                 raise self._failure(
                     f"upsert (indexed {start} of {len(memories)} memories of this call)", exc
                 ) from exc
+            self._copy_upsert(
+                self._collection, [m.id for m in chunk], vectors[start : start + len(chunk)]
+            )
             self._usage.added(m.id for m in chunk)
 
     def _relabel(self, memories: list[Memory], texts: Mapping[str, str]) -> None:
@@ -551,7 +631,28 @@ class WarmTier:
             try:
                 self._collection.delete(ids=chunk)
             except Exception as exc:
+                self._exact_write_failed(self._collection)
                 raise self._failure("delete", exc) from exc
+            self._copy_remove(self._collection, chunk)
+
+    # The exact copies follow every write, under the write lock (see _fill_exact).
+
+    def _copy_upsert(self, collection: Any, ids: list[str], vectors: Any) -> None:
+        copy = self._exact.get(collection.name)
+        if copy is not None:
+            copy.upsert(ids, vectors)
+
+    def _copy_remove(self, collection: Any, ids: list[str]) -> None:
+        copy = self._exact.get(collection.name)
+        if copy is not None:
+            copy.remove(ids)
+
+    def _exact_write_failed(self, collection: Any) -> None:
+        """A write Chroma refused may have been applied in part: the copy cannot know which
+        part, so searches go back to Chroma for good."""
+        copy = self._exact.get(collection.name)
+        if copy is not None:
+            copy.fail()
 
     def _stored(self, ids: Sequence[str]) -> dict[str, tuple[str, str | None]]:
         """(memory JSON, text hash) of the ids held."""
