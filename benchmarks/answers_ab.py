@@ -5,7 +5,10 @@
 A change made for speed must not change what is disclosed. Each checkout answers the same
 queries (distinct probes of the ``warm-10000`` directory, at each of the four levels, ``now``
 fixed, no cache) in a fresh process with its code first on ``sys.path``; an answer is its text,
-its items (id, layer, score) and its token count. Prints how many agree and writes
+its items (id, layer) and its token count, and agrees when all of these are the same; the
+items' scores are compared apart (the largest difference is printed), since an embedder run
+another way (the fused ONNX export) moves them in the seventh decimal without changing what
+is shown. Prints how many agree and writes
 benchmarks/results/answers_ab.json. The data directory is this checkout's (built by
 :mod:`benchmarks.run` first); the other checkout reads it through a symbolic link, as
 :mod:`benchmarks.latency_ab` does.
@@ -26,8 +29,8 @@ LEVELS = ("minimal", "standard", "detailed", "comprehensive")
 FIRST_PROBE = 1_000  # past the probes benchmarks.run times, so its runs and these differ
 
 
-def answers(queries: int) -> list[str]:
-    """This process's answers (digests), in a fixed order."""
+def answers(queries: int) -> list[tuple[str, list[float]]]:
+    """This process's answers (digest, items' scores), in a fixed order."""
     import shutil
 
     from benchmarks.datadirs import built, warm_dir
@@ -48,20 +51,21 @@ def answers(queries: int) -> list[str]:
         for level in LEVELS:
             for probe in probes:
                 r = ctl.disclose(probe, now=NOW, level=level)
-                items = [(i.id, str(i.layer), i.score) for i in r.items]
+                items = [(i.id, str(i.layer)) for i in r.items]
                 blob = json.dumps([r.text, items, r.tokens_used]).encode("utf-8")
-                out.append(hashlib.sha256(blob).hexdigest())
+                out.append((hashlib.sha256(blob).hexdigest(), [i.score for i in r.items]))
     return out
 
 
-def _run(checkout: Path, queries: int) -> list[str]:
+def _run(checkout: Path, queries: int) -> list[tuple[str, list[float]]]:
     # this file's answers(), run with the checkout's packages (an older one lacks this file)
     script = str(ROOT / "benchmarks" / "answers_ab.py")
     code = (
         f"import json, runpy; a = runpy.run_path({script!r}); "
         f"print(json.dumps(a['answers']({queries})))"
     )
-    return list(run_in_checkout(checkout, ["-c", code], "answering"))
+    got = run_in_checkout(checkout, ["-c", code], "answering")
+    return [(digest, scores) for digest, scores in got]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -72,16 +76,24 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     sides = {"before": args.before.resolve(), "after": args.after.resolve()}
     got = {name: _run(path, args.queries) for name, path in sides.items()}
-    same = sum(a == b for a, b in zip(got["before"], got["after"], strict=True))
+    agree = [a[0] == b[0] for a, b in zip(got["before"], got["after"], strict=True)]
+    same = sum(agree)
     per_level = {
-        level: sum(
-            got["before"][k] == got["after"][k]
-            for k in range(n * args.queries, (n + 1) * args.queries)
-        )
+        level: sum(agree[n * args.queries : (n + 1) * args.queries])
         for n, level in enumerate(LEVELS)
     }
+    drift = max(
+        (
+            abs(x - y)
+            for a, b, ok in zip(got["before"], got["after"], agree, strict=True)
+            if ok
+            for x, y in zip(a[1], b[1], strict=True)
+        ),
+        default=0.0,
+    )
     total = len(got["before"])
     print(f"identical answers: {same} of {total} ({per_level})")
+    print(f"largest score difference among them: {drift:.2e}")
     out = ROOT / "benchmarks" / "results" / "answers_ab.json"
     record = {
         "sides": {k: str(v) for k, v in sides.items()},
@@ -89,6 +101,7 @@ def main(argv: list[str] | None = None) -> int:
         "identical": same,
         "answers": total,
         "identical_per_level": per_level,
+        "largest_score_difference": drift,
     }
     out.write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
     return 0 if same == total else 1

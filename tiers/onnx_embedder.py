@@ -1,12 +1,22 @@
 """all-MiniLM-L6-v2 on onnxruntime: a one-time export, then no torch at run time.
 
-The export (``torch.onnx.export`` of the BERT encoder, dynamic batch and sequence axes) is made
-once per machine and model version, into ``<cache dir>/onnx/all-MiniLM-L6-v2-<fingerprint>.onnx``
-(cache dir: ``tiers.warm.embedder_cache_dir``, default ``$XDG_CACHE_HOME/tiered-disclosure``).
-It is written to a temporary file, verified against the torch model (every test sentence must
-reach cosine >= :data:`PARITY_MIN_COSINE`), fsynced and renamed into place, so a reader never
+The export (``torch.onnx.export`` of the BERT encoder with its plain attention, dynamic batch
+and sequence axes, then onnxruntime's transformer optimizer fusing each layer's attention,
+layer norms and GELU into single operators) is made once per machine and model version, into
+``<cache dir>/onnx/all-MiniLM-L6-v2-<fingerprint>.onnx`` (cache dir:
+``tiers.warm.embedder_cache_dir``, default ``$XDG_CACHE_HOME/tiered-disclosure``). It is
+written to a temporary file, verified against the torch model (every test sentence must reach
+cosine >= :data:`PARITY_MIN_COSINE`), fsynced and renamed into place, so a reader never
 sees a partial file. The fingerprint covers the model's config and tokenizer, the weights' size
 and :data:`EXPORT_FORMAT`, so a new model version gets a new file.
+
+Why the fusion: exported with PyTorch's fused attention kernel, the graph has ~700 operators
+that onnxruntime cannot fuse (its attention pattern is not recognised); exported with the plain
+attention, the optimizer turns it into 46 (6 ``Attention``, 12 ``SkipLayerNormalization``, 6
+``BiasGelu``, one ``EmbedLayerNormalization``, the matrix products). Same vectors (cosine
+>= 0.9999998 with the unfused export over 2,000 LoCoMo turns, batched or alone), a short query
+~15% faster, and a whole ``disclose`` at 10k memories ~1 ms faster (12.2 -> 11.2 ms p50 over
+eight interleaved rounds). If the optimizer fails, the plain export is kept.
 
 At run time the ``tokenizers`` fast tokenizer (the model's tokenizer.json, truncation at 256
 tokens like sentence-transformers, padding to the longest text of each batch) feeds
@@ -18,6 +28,7 @@ Chroma's own ONNX embedding function pads every input to 256 tokens and is ~40x 
 from __future__ import annotations
 
 import contextlib
+import copy
 import hashlib
 import json
 import logging
@@ -51,7 +62,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-EXPORT_FORMAT = 1  # bump when the export recipe below changes
+EXPORT_FORMAT = 2  # bump when the export recipe below changes (2: plain attention, fused)
 ONNX_OPSET = 17
 PARITY_MIN_COSINE = 0.9999
 INPUT_NAMES = ("input_ids", "attention_mask", "token_type_ids")
@@ -249,7 +260,9 @@ def _trace(reference: SentenceTransformerEmbedder, path: Path) -> None:
             )
             return out.last_hidden_state
 
-    encoder = Encoder(reference.load()[0].auto_model).eval()
+    bert = copy.deepcopy(reference.load()[0].auto_model)  # the shared model stays as it is
+    bert.set_attn_implementation("eager")  # a graph the optimizer below can fuse
+    encoder = Encoder(bert).eval()
     # Two texts of different lengths, so the traced graph takes the padded-mask path.
     ids = torch.tensor([[101, 7592, 2088, 2003, 102], [101, 7592, 102, 0, 0]], dtype=torch.long)
     dummy = (ids, (ids != 0).long(), torch.zeros_like(ids))
@@ -267,6 +280,26 @@ def _trace(reference: SentenceTransformerEmbedder, path: Path) -> None:
             opset_version=ONNX_OPSET,
             do_constant_folding=True,
         )
+    _fuse(path, heads=int(bert.config.num_attention_heads), hidden=int(bert.config.hidden_size))
+
+
+def _fuse(path: Path, *, heads: int, hidden: int) -> None:
+    """Fuse the exported graph in place with onnxruntime's transformer optimizer (see the
+    module's docstring); on any failure, keep the plain export, which gives the same vectors."""
+    try:
+        from onnxruntime.transformers import optimizer
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            model = optimizer.optimize_model(
+                str(path), model_type="bert", num_heads=heads, hidden_size=hidden, opt_level=1
+            )
+        fused = {k: v for k, v in model.get_fused_operator_statistics().items() if v}
+        model.save_model_to_file(str(path))
+    except Exception as exc:  # the optimizer raises many types; the plain export still works
+        log.warning("fusing the ONNX export failed (%s); keeping it unfused", exc)
+        return
+    log.info("fused the ONNX export: %s", fused)
 
 
 def _verify(path: Path, model_dir: Path, reference: SentenceTransformerEmbedder) -> float:

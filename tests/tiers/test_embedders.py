@@ -7,6 +7,7 @@ import logging
 import subprocess
 import sys
 import textwrap
+from collections import Counter
 from pathlib import Path
 
 import numpy as np
@@ -82,6 +83,19 @@ def test_export_is_installed_atomically_with_a_record(onnx_cache_dir: Path) -> N
     info = json.loads((onnx_cache_dir / "onnx" / files[0]).read_text(encoding="utf-8"))
     assert info["name"] == MINILM_NAME
     assert info["min_cosine_vs_torch"] >= PARITY_MIN_COSINE
+
+
+def test_the_export_is_fused(
+    onnx_cache_dir: Path, st_embedder: SentenceTransformerEmbedder
+) -> None:
+    """Each layer's attention is one fused operator: the graph onnxruntime runs fastest (the
+    parity test above shows it gives the torch model's vectors)."""
+    import onnx
+
+    graph = onnx.load(str(export_path(onnx_cache_dir, st_embedder.model_dir))).graph
+    ops = Counter(node.op_type for node in graph.node)
+    assert ops["Attention"] == 6 and ops["SkipLayerNormalization"] == 12
+    assert len(graph.node) < 100
 
 
 def test_a_missing_export_is_not_made_when_told_not_to(tmp_path: Path) -> None:
