@@ -52,7 +52,7 @@ def test_search_finds_the_true_nearest_after_upserts_and_removals() -> None:
 
 def test_a_removed_vector_leaves_no_copy_in_the_spare_rows() -> None:
     index = ExactIndex(2)
-    index.upsert(["a", "b", "c"], [[1, 0], [0, 1], [0.6, 0.8]])
+    index.upsert(["a", "b", "c"], [[1.0, 0.0], [0.0, 1.0], [0.6, 0.8]])
     index.remove(["a", "c"])
     assert [i for i, _ in index.search([1, 0], 5)] == ["b"]
     rows = index._rows
@@ -222,5 +222,39 @@ def test_a_failed_write_sends_searches_back_to_chroma(
             tier.forget(["t1"])
         assert tier.stats()["exact"]["memories"]["state"] == "failed"
         assert tier.search_ids("postgres migration", 1)[0][0] == "t0"
+    finally:
+        tier.close()
+
+
+def test_writes_made_while_the_copy_is_read_all_reach_it(
+    tmp_path: Path, onnx_embedder: OnnxEmbedder
+) -> None:
+    """An add and a forget made after the first page is read end up in the copy: it holds
+    exactly what Chroma holds (they wait for the reading to finish, then update it)."""
+    tier = open_tier(tmp_path, onnx_embedder, write_batch_size=10)  # many pages to read
+    try:
+        tier.add([Memory(id=f"m{i}", content=f"{TOPICS[i % 8]} ({i})") for i in range(40)])
+
+        def write() -> None:
+            tier.add([Memory(id="late", content="a note added while the copy was read")])
+            tier.forget(["m3"])  # on the page already read
+
+        writer = threading.Thread(target=write)
+        pages = tier._pages
+
+        def racing(collection: Any) -> Any:
+            for n, page in enumerate(pages(collection)):
+                yield page
+                if n == 0:
+                    writer.start()
+                    writer.join(timeout=2)  # done now unless the reading holds it back
+
+        tier._pages = racing  # type: ignore[method-assign]
+        filled(tier)
+        writer.join()
+        copy = tier._exact[tier._collection.name]
+        held = set(tier._collection.get(include=[])["ids"])
+        assert copy.state == "ready" and len(held) == 40
+        assert copy._index is not None and set(copy._index._ids) == held
     finally:
         tier.close()
