@@ -76,6 +76,10 @@ class WarmConfig(_Section):
     searches compare the query with every one of them in memory (exact, and faster than Chroma's
     HNSW index at that size; 1.5 KB of memory per 384-d vector; :mod:`tiers.exact_index`),
     once the process has searched twice; 0 keeps every search on Chroma.
+    ``search_ef``: how many candidates Chroma's HNSW index weighs per query (its ``ef_search``;
+    Chroma's own default is 100). More finds more of the true nearest vectors and costs time:
+    see the README's Speed section for the measured curve. Set on every collection this tier
+    opens, before its first search.
     """
 
     backend: Literal["embedded", "server"] = "embedded"
@@ -99,6 +103,7 @@ class WarmConfig(_Section):
     context_chars: int = Field(default=300, ge=0)
     passage_words: int = Field(default=0, ge=0)
     exact_max_items: int = Field(default=20_000, ge=0)
+    search_ef: int = Field(default=300, ge=10, le=10_000)
 
 
 class ColdConfig(_Section):

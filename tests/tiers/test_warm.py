@@ -360,3 +360,29 @@ def test_collection_names_follow_chromas_rule() -> None:
     """A collection name Chroma would reject fails at profile validation instead."""
     with pytest.raises(ValueError, match="pattern"):
         WarmConfig(collection="-bad name-")
+
+
+def test_every_collection_searches_with_the_configured_ef(
+    tmp_path: Path, onnx_embedder: OnnxEmbedder
+) -> None:
+    """A new collection is made with ``search_ef``; one made with another value (or before the
+    setting) is given this tier's when it is opened, passages included."""
+
+    def ef_of(tier: WarmTier) -> list[int]:
+        collections = [tier._collection, tier._passages]
+        return [c.configuration_json["hnsw"]["ef_search"] for c in collections if c is not None]
+
+    old = WarmTier(tmp_path, WarmConfig(search_ef=100, passage_words=50), onnx_embedder)
+    try:
+        assert ef_of(old) == [100, 100]
+    finally:
+        old.close()
+    new = WarmTier(tmp_path, WarmConfig(search_ef=400, passage_words=50), onnx_embedder)
+    try:
+        assert ef_of(new) == [400, 400]
+        new.add([Memory(id="a", content="The heron stood still in the shallow water.")])
+        assert new.search_ids("a bird by the water", 1)[0][0] == "a"
+    finally:
+        new.close()
+    with pytest.raises(ValueError):
+        WarmConfig(search_ef=5)
