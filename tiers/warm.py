@@ -4,13 +4,12 @@ Each record is the memory's id, its content's vector from our own :class:`~tiers
 (Chroma's default embedding function, which downloads a model, never runs) and one metadata
 field, ``memory``, holding the memory's JSON, so a hit becomes a :class:`Memory` without another
 lookup. The collection uses cosine HNSW, searched weighing ``tiers.warm.search_ef`` candidates
-(300: with Chroma's own 100, 74% of the true top 100 came back at 50k vectors, 90% with 300,
-``python -m benchmarks.hnsw_ef``); below
-``tiers.warm.exact_max_items`` vectors an exact copy in memory answers instead
-(:mod:`tiers.exact_index`). Chroma reports cosine *distance* ``d = 1 - cos``, in
-[0, 2]; a hit's score is the cosine similarity clipped to [0, 1]: ``score = max(0, min(1, 1 - d))``
-(opposite or unrelated texts score 0, identical texts 1). Nothing on the query path uses a
-metadata ``where`` filter (slow at scale).
+(300: with Chroma's own 100, 74% of the true top 100 came back at 50k vectors, 90% with 300;
+``python -m benchmarks.hnsw_ef``); below ``tiers.warm.exact_max_items`` vectors an exact copy
+in memory answers instead (:mod:`tiers.exact_index`). Chroma reports cosine *distance*
+``d = 1 - cos``, in [0, 2]; a hit's score is the cosine similarity clipped to [0, 1]:
+``score = max(0, min(1, 1 - d))`` (opposite or unrelated texts score 0, identical texts 1).
+Nothing on the query path uses a metadata ``where`` filter (slow at scale).
 
 What is embedded (``tiers.warm.context``): with ``previous`` (the default) a memory's history
 line (``speaker: content``) preceded by the line of the turn before it in its session, given by
