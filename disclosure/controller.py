@@ -373,7 +373,9 @@ class DisclosureController(LongTermMemory):
                         )
 
                     rendered = render(items)
-                    items, rendered = self.composer.whole_if_room(items, rendered, render)
+                    items, rendered = self.composer.whole_if_room(
+                        items, rendered, render, whole={m.id: m for m in shown}
+                    )
                     rendered = with_overview(rendered, overview, decision.tokens, self.counter)
                     rendered = restyle(
                         rendered, self.profile.citations, decision.tokens, self.counter

@@ -263,6 +263,8 @@ class Composer:
         items: Sequence[RenderItem],
         rendered: Rendered,
         render: Callable[[Sequence[RenderItem]], Rendered],
+        *,
+        whole: Mapping[str, Memory],
     ) -> tuple[list[RenderItem], Rendered]:
         """Excerpts shown whole again where the budget the packing left unspent holds the rest.
 
@@ -270,7 +272,8 @@ class Composer:
         was to be shown is in and the budget still has room, the rest of the likeliest excerpted
         memories goes in too (the text around the part the query named is often what answers
         it). ``render`` packs items as the first rendering did; the second rendering is kept
-        only if it shows every item the first showed, within the same budget."""
+        only if it shows every item the first showed, within the same budget. ``whole``: the
+        memories in hand, uncut, by id (others are read from the archive)."""
         if not self.profile.formatting.excerpt_whole_if_room:
             return list(items), rendered
         room = rendered.budget - rendered.tokens
@@ -284,9 +287,11 @@ class Composer:
                 room -= omitted
         if not wanted:
             return list(items), rendered
-        for memory in self.store.get(list(wanted)):
-            n = wanted[memory.id]
-            grown[n] = replace(grown[n], memory=memory, omitted_tokens=0)
+        missing = [i for i in wanted if i not in whole]
+        found = {**whole, **{m.id: m for m in self.store.get(missing)}} if missing else whole
+        for memory_id, n in wanted.items():
+            if memory_id in found:
+                grown[n] = replace(grown[n], memory=found[memory_id], omitted_tokens=0)
         again = render(grown)
         if shown <= {i.id for i in again.items} and again.tokens <= rendered.budget:
             return grown, again
