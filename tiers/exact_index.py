@@ -158,11 +158,15 @@ class ExactCopy:
         expected: int = 0,
     ) -> None:
         """Read the collection, page by page; ready when every page is in (and it fits).
-        ``expected``: how many vectors the pages hold, so that the rows are allocated once."""
+        ``expected``: how many vectors the pages hold, so that the rows are allocated once and
+        a collection already too large is not read at all."""
         if self.state != "empty":
             return
+        if expected > self.limit:
+            self.state = "too large"
+            return
         index = ExactIndex(self.dimension)
-        index.reserve(min(expected, self.limit))
+        index.reserve(expected)
         for ids, vectors in pages:
             if stop.is_set():
                 self.state = "stopped"

@@ -414,9 +414,6 @@ class WarmTier:
                     if self._stop_filling.is_set():
                         return
                     count = int(collection.count())
-                    if count > copy.limit:
-                        copy.state = "too large"
-                        continue
                     copy.fill(self._pages(collection), self._stop_filling, expected=count)
             except Exception:  # the copy is an optimisation: searches stay on Chroma
                 log.warning("reading the exact copy of %s failed", collection.name, exc_info=True)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -96,6 +97,16 @@ def test_a_copy_is_ready_only_once_filled_and_dropped_when_too_large() -> None:
     big.fill([(["a", "b"], [[1, 0], [0, 1]])], threading.Event())
     assert big.state == "too large" and big.search([1, 0], 1) is None
 
+    read: list[int] = []
+
+    def pages() -> Iterator[tuple[list[str], list[list[float]]]]:
+        read.append(1)
+        yield ["a", "b"], [[1.0, 0.0], [0.0, 1.0]]
+
+    known = ExactCopy(2, limit=1)
+    known.fill(pages(), threading.Event(), expected=2)
+    assert known.state == "too large" and not read  # known too large: not read at all
+
     stop = threading.Event()
     stop.set()
     stopped = ExactCopy(2, limit=10)
@@ -144,45 +155,42 @@ def chroma_ids(tier: WarmTier, query: str, k: int) -> list[tuple[str, float]]:
 QUERIES = ["postgres migration", "a pet from the shelter", "when is my flight", "music lessons"]
 
 
-def test_the_tier_answers_from_its_copy_as_chroma_does(
-    tmp_path: Path, onnx_embedder: OnnxEmbedder
-) -> None:
+@pytest.fixture
+def tier(tmp_path: Path, onnx_embedder: OnnxEmbedder) -> Iterator[WarmTier]:
+    """A tier that may keep a copy, holding TOPICS (the copy not read yet)."""
     tier = open_tier(tmp_path, onnx_embedder)
     try:
         tier.add(memories())
-        assert tier.stats()["exact"]["memories"]["state"] == "empty"
-        filled(tier)
-        assert tier.stats()["exact"]["memories"] == {"state": "ready", "vectors": len(TOPICS)}
-        for query in QUERIES:
-            exact = tier.search_ids(query, 5)
-            chroma = chroma_ids(tier, query, 5)
-            assert [i for i, _ in exact] == [i for i, _ in chroma]
-            assert [s for _, s in exact] == pytest.approx([s for _, s in chroma], abs=1e-5)
+        yield tier
     finally:
         tier.close()
 
 
-def test_the_copy_follows_adds_changes_and_forgets(
-    tmp_path: Path, onnx_embedder: OnnxEmbedder
-) -> None:
-    tier = open_tier(tmp_path, onnx_embedder)
-    try:
-        tier.add(memories())
-        filled(tier)
-        tier.add([Memory(id="new", content="The vet said Pepper the cat needs a new diet.")])
-        assert tier.search_ids("the cat's diet", 1)[0][0] == "new"
-        tier.add([Memory(id="t0", content="I bought a red bicycle for the commute.")])
-        assert tier.search_ids("bicycle commute", 1)[0][0] == "t0"
-        assert "t0" not in [i for i, _ in tier.search_ids("postgres billing", 3)]
-        tier.forget(["new"])
-        assert "new" not in [i for i, _ in tier.search_ids("the cat's diet", 9)]
-        assert tier.stats()["exact"]["memories"]["vectors"] == len(TOPICS)
-        for query in QUERIES:
-            assert [i for i, _ in tier.search_ids(query, 4)] == [
-                i for i, _ in chroma_ids(tier, query, 4)
-            ]
-    finally:
-        tier.close()
+def test_the_tier_answers_from_its_copy_as_chroma_does(tier: WarmTier) -> None:
+    assert tier.stats()["exact"]["memories"]["state"] == "empty"
+    filled(tier)
+    assert tier.stats()["exact"]["memories"] == {"state": "ready", "vectors": len(TOPICS)}
+    for query in QUERIES:
+        exact = tier.search_ids(query, 5)
+        chroma = chroma_ids(tier, query, 5)
+        assert [i for i, _ in exact] == [i for i, _ in chroma]
+        assert [s for _, s in exact] == pytest.approx([s for _, s in chroma], abs=1e-5)
+
+
+def test_the_copy_follows_adds_changes_and_forgets(tier: WarmTier) -> None:
+    filled(tier)
+    tier.add([Memory(id="new", content="The vet said Pepper the cat needs a new diet.")])
+    assert tier.search_ids("the cat's diet", 1)[0][0] == "new"
+    tier.add([Memory(id="t0", content="I bought a red bicycle for the commute.")])
+    assert tier.search_ids("bicycle commute", 1)[0][0] == "t0"
+    assert "t0" not in [i for i, _ in tier.search_ids("postgres billing", 3)]
+    tier.forget(["new"])
+    assert "new" not in [i for i, _ in tier.search_ids("the cat's diet", 9)]
+    assert tier.stats()["exact"]["memories"]["vectors"] == len(TOPICS)
+    for query in QUERIES:
+        assert [i for i, _ in tier.search_ids(query, 4)] == [
+            i for i, _ in chroma_ids(tier, query, 4)
+        ]
 
 
 def test_no_copy_without_exclusive_use_or_above_the_limit(
@@ -207,23 +215,18 @@ def test_no_copy_without_exclusive_use_or_above_the_limit(
 
 
 def test_a_failed_write_sends_searches_back_to_chroma(
-    tmp_path: Path, onnx_embedder: OnnxEmbedder, monkeypatch: pytest.MonkeyPatch
+    tier: WarmTier, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    tier = open_tier(tmp_path, onnx_embedder)
-    try:
-        tier.add(memories())
-        filled(tier)
+    filled(tier)
 
-        def refuse(*args: Any, **kwargs: Any) -> None:
-            raise RuntimeError("disk full")
+    def refuse(*args: Any, **kwargs: Any) -> None:
+        raise RuntimeError("disk full")
 
-        monkeypatch.setattr(tier._collection, "delete", refuse)
-        with pytest.raises(Exception, match="disk full"):
-            tier.forget(["t1"])
-        assert tier.stats()["exact"]["memories"]["state"] == "failed"
-        assert tier.search_ids("postgres migration", 1)[0][0] == "t0"
-    finally:
-        tier.close()
+    monkeypatch.setattr(tier._collection, "delete", refuse)
+    with pytest.raises(Exception, match="disk full"):
+        tier.forget(["t1"])
+    assert tier.stats()["exact"]["memories"]["state"] == "failed"
+    assert tier.search_ids("postgres migration", 1)[0][0] == "t0"
 
 
 def test_writes_made_while_the_copy_is_read_all_reach_it(
