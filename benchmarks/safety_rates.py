@@ -1,15 +1,15 @@
-"""Detection and false-positive rates of formatters.safety, and its latency per memory.
+"""Detection and false-positive rates of safety.filter, and its latency per memory.
 
 Corpora, and how far each was tuned on:
 
-- ``development`` (tests/formatters/test_safety.py) and ``broad`` (hidden text and shape-based
-  attacks, tests/formatters/test_injection_corpus.py): written with the rules, tuned on.
+- ``development`` (tests/safety/test_filter.py) and ``broad`` (hidden text and shape-based
+  attacks, tests/safety/test_injection_corpus.py): written with the rules, tuned on.
 - ``held_out``, ``second_round``, ``third_round`` (below): each written after a round of rules
   and first measured untuned (``second_round`` 4 of 10, ``third_round`` 8 of 15), tuned on since.
 - ``fresh`` (20 + 20): written after the shape rules, first measured untuned at 10 of 20 attacks
   and 1 of 20 benign flagged; tuned on while the combined signals were built.
 - ``fresh_2`` (30 attacks of varied kinds and languages, 30 hard benign texts): written before
-  the signals (:mod:`formatters.injection_signals`) and measured on the phrase and shape rules
+  the signals (:mod:`safety.injection_signals`) and measured on the phrase and shape rules
   then in place: 7 of 30 attacks and 2 of 30 benign flagged. Its misses were then looked at
   while building the signals, so its figure since is a tuned one too.
 - ``fresh_3`` (30 + 30): written after the last change to the rules and never tuned on: the
@@ -17,7 +17,7 @@ Corpora, and how far each was tuned on:
   and 1 of 30 benign flagged. (It was written before two last small changes, which a chat
   transcript in the test suite called for: speaker labels are not addresses, and one shape rule
   weighs 0.6; it was first measured after them, and nothing was changed since.) With the
-  learned classifier (:mod:`formatters.injection_model`) first measured at 28 of 30 attacks and
+  learned classifier (:mod:`safety.injection_model`) first measured at 28 of 30 attacks and
   2 of 30 benign, never trained on; but the bank the classifier learned from was written by
   someone who had read these texts and the README's list of what they showed slipping
   through, so the figure is not blind.
@@ -55,7 +55,7 @@ import time
 from pathlib import Path
 
 from disclosure.sample import load_sample_conversation
-from formatters.safety import neutralize
+from safety.filter import neutralize
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -407,13 +407,13 @@ def _sealed(name: str = "injection_sealed.json") -> tuple[list[str], list[str]]:
 
 
 def _latency(texts: list[str]) -> dict[str, float]:
-    from formatters import safety
+    import safety.filter as screen
 
     def scan(text: str) -> object:  # uncached: every text scanned afresh
-        return safety._scan_at(text, 0)
+        return screen._scan_at(text, 0)
 
     def rules_only(text: str) -> object:
-        return safety._scan_at(text, 0, learned=False)
+        return screen._scan_at(text, 0, learned=False)
 
     times, cpu, cpu_rules = [], [], []
     for rep in range(20):
@@ -462,8 +462,9 @@ def _disclose_cost() -> dict[str, float]:
     import statistics
     import tempfile
 
+    import safety.filter as screen
     from disclosure import DisclosureController
-    from formatters import fields, safety
+    from formatters import fields
 
     queries = [
         "what did we decide about the database migration?",
@@ -479,10 +480,10 @@ def _disclose_cost() -> dict[str, float]:
         "what changed in the API?",
         "who is on call?",
     ]
-    scan_at = safety._scan_at
+    scan_at = screen._scan_at
     seen: list[str] = []
 
-    def recording(text: str, depth: int, **kwargs: bool) -> tuple[safety.Finding, ...]:
+    def recording(text: str, depth: int, **kwargs: bool) -> tuple[screen.Finding, ...]:
         if depth == 0:
             seen.append(text)
         return scan_at(text, depth, **kwargs)
@@ -495,13 +496,13 @@ def _disclose_cost() -> dict[str, float]:
     ):
         controller.ingest(load_sample_conversation())
         controller.disclose("warm up the embedder")
-        safety._scan_at = recording  # type: ignore[assignment]
+        screen._scan_at = recording  # type: ignore[assignment]
         try:
             for query in queries:
                 seen.clear()
                 fields.clean.cache_clear()
-                safety._scan.cache_clear()
-                safety._neutralize.cache_clear()
+                screen._scan.cache_clear()
+                screen._neutralize.cache_clear()
                 started = time.perf_counter()
                 controller.disclose(query)
                 calls.append(time.perf_counter() - started)
@@ -513,7 +514,7 @@ def _disclose_cost() -> dict[str, float]:
                         scan_at(text, 0, learned=learned)
                     scan_ms[name].append((time.thread_time() - started_cpu) * 1e3)
         finally:
-            safety._scan_at = scan_at
+            screen._scan_at = scan_at
     return {
         "disclose_median_ms": round(statistics.median(calls) * 1e3, 2),
         "disclose_texts_scanned_median": statistics.median(texts_per_call),
@@ -525,7 +526,7 @@ def _disclose_cost() -> dict[str, float]:
 
 
 def _corpus(name: str) -> tuple[list[str], list[str]]:
-    path = ROOT / "tests" / "formatters" / name
+    path = ROOT / "tests" / "safety" / name
     spec = importlib.util.spec_from_file_location(path.stem + "_corpus", path)
     assert spec and spec.loader
     module = importlib.util.module_from_spec(spec)
@@ -549,7 +550,7 @@ def _rates(attacks: list[str], benign: list[str]) -> dict[str, object]:
 
 
 def main() -> int:
-    dev_attacks, dev_benign = _corpus("test_safety.py")
+    dev_attacks, dev_benign = _corpus("test_filter.py")
     broad_attacks, broad_benign = _corpus("test_injection_corpus.py")
     results: dict[str, dict[str, object]] = {
         "development": _rates(dev_attacks, dev_benign),

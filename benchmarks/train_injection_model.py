@@ -2,7 +2,7 @@
 
 Reads the bank in benchmarks/injection_bank (hand-written attacks and ordinary memories, plus
 variations generated here from templates with a fixed seed), extracts the features
-:mod:`formatters.injection_model` uses (on the same views :mod:`formatters.safety` scans), and
+:mod:`safety.injection_model` uses (on the same views :mod:`safety.filter` scans), and
 fits a logistic regression with numpy (L2, classes weighted equally, full-batch Adam).
 
 Validation is by technique: each kind of attack and each kind of benign memory in turn is held
@@ -39,8 +39,8 @@ from disclosure.evaluation.experiment import (
     LONGMEMEVAL_RELATIVE,
     default_dataset_path,
 )
-from formatters.injection_model import MODEL_PATH, features, windows
-from formatters.safety import _scan_at, is_flagged, learned_view
+from safety.filter import _scan_at, is_flagged, learned_view
+from safety.injection_model import MODEL_PATH, features, windows
 
 ROOT = Path(__file__).resolve().parents[1]
 BANK = ROOT / "benchmarks" / "injection_bank"
@@ -125,12 +125,12 @@ def chat_windows(n: int, rng: random.Random) -> list[Item]:
 
 
 def corpus_items() -> list[Item]:
-    """The corpora the rules were tuned on (tests/formatters and benchmarks/safety_rates.py up to
+    """The corpora the rules were tuned on (tests/safety and benchmarks/safety_rates.py up to
     fresh_2): always trained on, never in a validation fold. fresh_3 and fresh_4 stay out."""
     from benchmarks import safety_rates as rates
 
     pairs = [
-        rates._corpus("test_safety.py"),
+        rates._corpus("test_filter.py"),
         rates._corpus("test_injection_corpus.py"),
         (rates.HELD_OUT_ATTACKS, rates.HELD_OUT_BENIGN),
         (rates.SECOND_ROUND_ATTACKS, rates.SECOND_ROUND_BENIGN),
@@ -385,7 +385,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     weights, bias = fit(feats, labels, l2=args.l2, epochs=args.epochs, min_df=args.min_df)
     model = {
-        "about": "logistic regression over formatters.injection_model features; trained by "
+        "about": "logistic regression over safety.injection_model features; trained by "
         "benchmarks/train_injection_model.py",
         "seed": SEED,
         "bank": {"attacks": int(labels.sum()), "benign": int((1 - labels).sum())},

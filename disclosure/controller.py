@@ -60,7 +60,7 @@ from formatters import (
     get_token_counter,
 )
 from formatters.citations import parse_citations
-from formatters.safety import known_verdicts
+from safety.filter import known_verdicts
 from tiers import Memory, TieredStore, get_embedder
 from tiers.base import Embedder
 from tiers.errors import InvalidInputError, MemoryNotFoundError

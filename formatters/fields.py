@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from functools import lru_cache
 
-from formatters.safety import FLAG_NOTE, neutralize, strip_private
+from safety.filter import FLAG_NOTE, neutralize, strip_private
 from tiers.memory import MAX_SUMMARY_CHARS, Memory
 
 ELLIPSIS = "…"

@@ -10,14 +10,15 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
-PACKAGES = ("analyzers", "tiers", "formatters", "disclosure")
+PACKAGES = ("analyzers", "tiers", "safety", "formatters", "disclosure")
 
 # Which of our packages each package may import (the README's Layout).
 ALLOWED = {
     "tiers": {"tiers"},
     "analyzers": {"analyzers"},
-    "formatters": {"formatters", "tiers"},
-    "disclosure": {"disclosure", "tiers", "formatters", "analyzers"},
+    "safety": {"safety", "tiers"},
+    "formatters": {"formatters", "tiers", "safety"},
+    "disclosure": {"disclosure", "tiers", "formatters", "analyzers", "safety"},
 }
 
 
@@ -57,7 +58,8 @@ def _imported_packages(path: Path) -> set[str]:
 
 @pytest.mark.parametrize("name", PACKAGES)
 def test_imports_run_one_way(name: str) -> None:
-    """analyzers and tiers import neither each other nor the rest; formatters only tiers."""
+    """analyzers and tiers import neither each other nor the rest; safety only tiers;
+    formatters only tiers and safety."""
     offenders = {
         str(path.relative_to(REPO)): sorted(_imported_packages(path) - ALLOWED[name])
         for path in (REPO / name).rglob("*.py")

@@ -17,8 +17,8 @@ from disclosure.consolidation.store import Summary, SummaryStore
 from disclosure.consolidation.summarize import SummarizerFn
 from disclosure.sidetables import SideTables
 from formatters.base import Rendered
-from formatters.safety import neutralize
 from formatters.tokens import TokenCounter
+from safety.filter import neutralize
 from tiers.store import TieredStore
 
 OVERVIEW_HEADER = "## Overview (consolidated summaries; cited sources hold the detail)"

@@ -16,7 +16,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from analyzers import AnalyzerConfig, enrich_many
-from formatters.safety import strip_private
+from safety.filter import strip_private
 from tiers import Memory
 from tiers.errors import InvalidInputError
 from tiers.memory import memories_of

@@ -13,11 +13,12 @@ from pathlib import Path
 
 import pytest
 
+import safety.filter as screen
 from disclosure import DisclosureLevel
 from disclosure.controller import DisclosureController
 from disclosure.profiles import Profile
 from disclosure.scan_verdicts import FILE_NAME, ScanVerdicts, digest, texts_of
-from formatters import FLAG_NOTE, fields, safety
+from formatters import FLAG_NOTE, fields
 from tiers.memory import Memory
 
 NOW = datetime(2026, 4, 10, 9, 0, tzinfo=UTC)
@@ -44,8 +45,8 @@ def memories() -> list[Memory]:
 def forget_process_scans() -> None:
     """Empty the process's scan caches, as a new process would start."""
     fields.clean.cache_clear()
-    safety._neutralize.cache_clear()
-    safety._scan.cache_clear()
+    screen._neutralize.cache_clear()
+    screen._scan.cache_clear()
 
 
 @pytest.fixture
@@ -73,7 +74,7 @@ def test_ingest_keeps_the_clean_verdicts_of_contents_and_summaries_only(data: Pa
     clean_texts = {t for m in memories()[:-1] for t in texts_of(m)}
     assert {digest(t) for t in clean_texts} <= kept
     assert digest(INJECTED) not in kept  # a flagged text is never kept as clean
-    assert not safety.is_clean(INJECTED)
+    assert not screen.is_clean(INJECTED)
 
 
 def test_answers_from_kept_verdicts_are_those_a_fresh_scan_gives(
@@ -93,7 +94,7 @@ def test_answers_from_kept_verdicts_are_those_a_fresh_scan_gives(
                 for level in (DisclosureLevel.STANDARD, DisclosureLevel.COMPREHENSIVE)
                 for r in [controller.disclose(q, now=NOW, level=level)]
             ]
-        scans[kept] = safety._scan.cache_info().misses
+        scans[kept] = screen._scan.cache_info().misses
     assert answers[True] == answers[False]
     assert any(FLAG_NOTE in text for text, _ in answers[True])  # the injected one still flagged
     assert scans[True] < scans[False]  # and the kept clean texts were not scanned again
@@ -179,7 +180,7 @@ def test_close_does_not_wait_for_a_bulk_import_to_be_scanned(
         started.set()
         release.wait(timeout=30)  # the first scan holds until close has begun
         scanned.append(text)
-        return safety.is_clean(text)
+        return screen.is_clean(text)
 
     monkeypatch.setattr(scan_verdicts, "is_clean", slow_is_clean)
     path = tmp_path / "data"

@@ -14,8 +14,8 @@ import base64
 
 import pytest
 
-from formatters import FLAG_NOTE, neutralize
-from formatters.safety import scan
+from safety import FLAG_NOTE, neutralize
+from safety.filter import scan
 
 
 def tags(text: str) -> str:

@@ -6,8 +6,8 @@ import re
 
 import pytest
 
-from formatters import neutralize, scan, strip_private
-from formatters.safety import is_flagged
+from safety import neutralize, scan, strip_private
+from safety.filter import is_flagged
 
 # Attacks seen in the wild (indirect injection through retrieved text), in several phrasings,
 # obfuscations and languages. Each must be flagged.
