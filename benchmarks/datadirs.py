@@ -60,8 +60,8 @@ def ensure_warm(n: int) -> dict[str, Any]:
         keep_scan_verdicts(path)  # a directory built before verdicts were kept
         return record
     shutil.rmtree(path, ignore_errors=True)
-    from disclosure.controller import DisclosureController
-    from disclosure.profiles import load_profile
+    from disclosure.core.controller import DisclosureController
+    from disclosure.core.profiles import load_profile
     from tiers import get_embedder
 
     context = load_profile("default").tiers.warm.context
@@ -110,8 +110,8 @@ def ensure_cold(total: int, warm: int) -> dict[str, Any]:
 
 
 def _append_cold_only(path: Path, start: int, total: int) -> float:
-    from disclosure.pipeline.ingest import prepare
-    from disclosure.profiles import load_profile
+    from disclosure.core.pipeline.ingest import prepare
+    from disclosure.core.profiles import load_profile
     from formatters import get_token_counter
     from tiers.store import TieredStore
 

@@ -248,7 +248,7 @@ class SyntheticEmbedder:
 
 
 def at_size(backend: str, size: int, n_queries: int, data_dir: Path) -> dict[str, Any]:
-    from disclosure.controller import DisclosureController
+    from disclosure.core.controller import DisclosureController
     from tiers.embedders import get_embedder
 
     corpus = generate(size, seed=3)

@@ -12,7 +12,10 @@ from disclosure._version import __version__
 if _TYPE_CHECKING:
     from analyzers import DisclosureLevel, QueryAnalysis, TemporalReference
     from disclosure.client import AsyncMemoryClient, MemoryClient
-    from disclosure.controller import DisclosureController
+    from disclosure.core.controller import DisclosureController
+    from disclosure.core.profile_sections import ContextPlacement
+    from disclosure.core.profiles import Profile, builtin_profiles, load_profile
+    from disclosure.core.result import DisclosedItem, DisclosureResult
     from disclosure.errors import (
         CorruptDataError,
         DatasetError,
@@ -35,9 +38,6 @@ if _TYPE_CHECKING:
     from disclosure.middleware.chat import CallOptions, DisclosureMiddleware, TurnRecord
     from disclosure.namespaces import Namespace, default_home
     from disclosure.pool import ControllerPool
-    from disclosure.profiles import Profile, builtin_profiles, load_profile
-    from disclosure.result import DisclosedItem, DisclosureResult
-    from disclosure.service_config import ContextPlacement
     from formatters.base import Layer
     from formatters.tokens import TokenCounter, get_token_counter
     from tiers.memory import Memory, MemoryKind, ScoredMemory
@@ -53,13 +53,13 @@ _WHERE = {
     ),
     "analyzers": "DisclosureLevel QueryAnalysis TemporalReference",
     "disclosure.client": "AsyncMemoryClient MemoryClient",
-    "disclosure.controller": "DisclosureController",
+    "disclosure.core.controller": "DisclosureController",
     "disclosure.middleware.chat": "CallOptions DisclosureMiddleware TurnRecord",
     "disclosure.namespaces": "Namespace default_home",
     "disclosure.pool": "ControllerPool",
-    "disclosure.profiles": "Profile builtin_profiles load_profile",
-    "disclosure.result": "DisclosedItem DisclosureResult",
-    "disclosure.service_config": "ContextPlacement",
+    "disclosure.core.profiles": "Profile builtin_profiles load_profile",
+    "disclosure.core.result": "DisclosedItem DisclosureResult",
+    "disclosure.core.profile_sections": "ContextPlacement",
     "formatters.base": "Layer",
     "formatters.tokens": "TokenCounter get_token_counter",
     "tiers.memory": "Memory MemoryKind ScoredMemory",

@@ -4,7 +4,7 @@ They have the controller's method names and result types (``ingest`` -> IngestRe
 ``disclose`` -> DisclosureResult, ``show`` -> str, ``feedback`` -> FeedbackReport, ``forget`` ->
 ForgetReport, ``stats`` -> dict), so code written against a :class:`DisclosureController` runs
 against a service too; and the mem0-style ``add`` and ``get`` of ``/v1/memories``
-(:mod:`disclosure.records`)::
+(:mod:`disclosure.core.records`)::
 
     with MemoryClient.for_root(namespace={"user": "dana"}) as memory:  # the local service
         memory.ingest([{"id": "m1", "content": "We moved billing to Postgres."}])
@@ -50,10 +50,10 @@ from tiers.reports import ForgetReport, IngestReport
 
 if TYPE_CHECKING:
     from analyzers import DisclosureLevel
+    from disclosure.core.pipeline.feedback import FeedbackReport
+    from disclosure.core.records import AddResult, MemoryRecord
+    from disclosure.core.result import DisclosureResult
     from disclosure.mcp.workflow import IndexEntry
-    from disclosure.pipeline.feedback import FeedbackReport
-    from disclosure.records import AddResult, MemoryRecord
-    from disclosure.result import DisclosureResult
     from tiers.memory import Memory
 
 

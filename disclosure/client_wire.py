@@ -20,10 +20,10 @@ from tiers.reports import ForgetReport, IngestReport
 
 if TYPE_CHECKING:
     from analyzers import DisclosureLevel
+    from disclosure.core.pipeline.feedback import FeedbackReport
+    from disclosure.core.records import AddResult, MemoryRecord
+    from disclosure.core.result import DisclosureResult
     from disclosure.mcp.workflow import IndexEntry
-    from disclosure.pipeline.feedback import FeedbackReport
-    from disclosure.records import AddResult, MemoryRecord
-    from disclosure.result import DisclosureResult
     from tiers.memory import Memory
 
 
@@ -140,7 +140,7 @@ class WireApi:
 
     def result(self, data: dict[str, Any]) -> DisclosureResult:
         from analyzers import QueryAnalysis
-        from disclosure.result import DisclosedItem, DisclosureResult
+        from disclosure.core.result import DisclosedItem, DisclosureResult
 
         result = DisclosureResult(
             text=data["text"],
@@ -194,7 +194,7 @@ def forget_report(data: dict[str, Any]) -> ForgetReport:
 
 
 def feedback_report(data: dict[str, Any]) -> FeedbackReport:
-    from disclosure.pipeline.feedback import FeedbackReport
+    from disclosure.core.pipeline.feedback import FeedbackReport
 
     return FeedbackReport(
         used=tuple(data["used"]),
@@ -287,7 +287,7 @@ def add_body(
 
 
 def add_result(data: dict[str, Any]) -> AddResult:
-    from disclosure.records import AddResult
+    from disclosure.core.records import AddResult
 
     return AddResult.model_validate(data)
 
@@ -297,6 +297,6 @@ def memory_path(id_or_citation: str) -> str:
 
 
 def memory_record(data: dict[str, Any]) -> MemoryRecord:
-    from disclosure.records import MemoryRecord
+    from disclosure.core.records import MemoryRecord
 
     return MemoryRecord.model_validate(data["memory"])

@@ -28,12 +28,8 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, NoReturn
 
-from disclosure.mcp.workflow import search_index
-from disclosure.middleware.messages import default_session_id, message_text
-from disclosure.namespaces import Namespace, default_home
-from disclosure.pool import ControllerPool
-from disclosure.profiles import Profile
-from disclosure.records import (
+from disclosure.core.profiles import Profile
+from disclosure.core.records import (
     AddedMemory,
     AddResult,
     DeleteResult,
@@ -42,13 +38,17 @@ from disclosure.records import (
     MemoryRecord,
     MemoryVersionRecord,
 )
+from disclosure.mcp.workflow import search_index
+from disclosure.middleware.messages import default_session_id, message_text
+from disclosure.namespaces import Namespace, default_home
+from disclosure.pool import ControllerPool
 from formatters.citations import format_citation
 from tiers.base import Embedder
 from tiers.errors import InvalidInputError, MemoryNotFoundError, MemoryValidationError
 from tiers.memory import MAX_ID_LENGTH, Memory, MemoryKind
 
 if TYPE_CHECKING:
-    from disclosure.controller import DisclosureController
+    from disclosure.core.controller import DisclosureController
 
 log = logging.getLogger(__name__)
 

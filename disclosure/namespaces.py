@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING
 from tiers.errors import NamespaceError, StorageError
 
 if TYPE_CHECKING:  # pydantic's import is not needed to find a namespace's directory
-    from disclosure.service_config import IsolationConfig
+    from disclosure.core.profile_sections import IsolationConfig
 
 # service_config.NAMESPACE_PARTS, repeated (a test keeps them equal) so that finding a
 # namespace's directory does not import pydantic

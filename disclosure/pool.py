@@ -23,9 +23,9 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING
 
-from disclosure.empty import EmptyAnswers
+from disclosure.core.empty import EmptyAnswers
+from disclosure.core.profiles import Profile, load_profile
 from disclosure.namespaces import MARKER_FILE, Namespace, claim_dir, make_namespace, namespace_dir
-from disclosure.profiles import Profile, load_profile
 from disclosure.vector_server import chroma_url_of, drop_server_vectors, with_chroma_url
 from tiers.backends import written_in_database
 from tiers.base import Embedder
@@ -33,7 +33,7 @@ from tiers.errors import InvalidInputError, StorageError
 
 if TYPE_CHECKING:
     from disclosure.client import MemoryClient
-    from disclosure.controller import DisclosureController
+    from disclosure.core.controller import DisclosureController
 
 log = logging.getLogger(__name__)
 
@@ -207,7 +207,7 @@ class ControllerPool:
     def _open(
         self, key: str, namespace: Namespace, entry: _Entry, closing: threading.Event | None
     ) -> None:
-        from disclosure.controller import DisclosureController
+        from disclosure.core.controller import DisclosureController
 
         try:
             if closing is not None:

@@ -19,7 +19,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from disclosure._version import __version__
-from disclosure.profiles import Profile, load_profile
+from disclosure.core.profiles import Profile, load_profile
 from disclosure.service import TOKEN_VARIABLE, ServiceInfo, ServiceLock, remove_info, write_info
 
 log = logging.getLogger(__name__)

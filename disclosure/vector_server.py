@@ -14,7 +14,7 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
-from disclosure.profiles import Profile
+from disclosure.core.profiles import Profile
 from tiers.config import WarmConfig
 from tiers.warm_layout import parse_chroma_url
 

@@ -46,13 +46,13 @@ from disclosure.api.models import (
 from disclosure.api.observability import ObservedRequests, Observer
 from disclosure.api.queries import check_query_encoding, refuse_unknown_parameters
 from disclosure.api.summaries import BackgroundConsolidation, add_routes
-from disclosure.empty import nothing_stored
+from disclosure.core.empty import nothing_stored
+from disclosure.core.profiles import Profile
+from disclosure.core.result import DisclosureResult
 from disclosure.mcp.workflow import search_index, timeline
 from disclosure.memories import MemoryBook
 from disclosure.namespaces import MAX_PART_CHARS, NAMESPACE_PARTS, Namespace, default_home
 from disclosure.pool import ControllerPool
-from disclosure.profiles import Profile
-from disclosure.result import DisclosureResult
 from disclosure.viewer import install_viewer
 from tiers.base import Embedder
 from tiers.errors import (

@@ -11,8 +11,8 @@ import time
 from collections import OrderedDict
 from typing import Any
 
+from disclosure.core.result import DisclosureResult
 from disclosure.limits import MAX_JSON_DEPTH, json_depth
-from disclosure.result import DisclosureResult
 
 _BODY_METHODS = {"POST", "PUT", "PATCH"}
 

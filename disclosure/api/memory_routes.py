@@ -21,16 +21,16 @@ from disclosure.api.models import (
     _in_range,
     _Request,
 )
-from disclosure.memories import MAX_PAGE, NO_NAMESPACE, MemoryBook
-from disclosure.namespaces import Namespace
-from disclosure.pool import ControllerPool
-from disclosure.records import (
+from disclosure.core.records import (
     AddResult,
     DeleteResult,
     MemoryPage,
     MemoryRecord,
     MemoryVersionRecord,
 )
+from disclosure.memories import MAX_PAGE, NO_NAMESPACE, MemoryBook
+from disclosure.namespaces import Namespace
+from disclosure.pool import ControllerPool
 from tiers.errors import InvalidInputError, MemoryNotFoundError
 
 __all__ = ["AddRequest", "HistoryResponse", "MessageIn", "UpdateRequest", "register"]

@@ -8,9 +8,9 @@ from typing import Annotated, Any
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from analyzers import DisclosureLevel
+from disclosure.core.records import MemoryRecord
+from disclosure.core.result import DisclosedItem
 from disclosure.mcp.workflow import IndexEntry
-from disclosure.records import MemoryRecord
-from disclosure.result import DisclosedItem
 from tiers.memory import MAX_ID_LENGTH, MAX_SUMMARY_CHARS, MemoryKind
 
 MAX_CONTENT_CHARS = 100_000

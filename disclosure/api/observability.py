@@ -18,7 +18,7 @@ No label carries a namespace, a query or any memory. Every request gets an id (t
 ``X-Request-ID`` if it is a short plain token, else a new one), echoed in the response header
 and attached to every log record of the request (``request_id``); ``--log-json`` makes each
 record one JSON object. OpenTelemetry spans per stage come from
-:mod:`disclosure.pipeline.trace` when the ``opentelemetry`` extra is installed.
+:mod:`disclosure.core.pipeline.trace` when the ``opentelemetry`` extra is installed.
 """
 
 from __future__ import annotations
@@ -33,8 +33,8 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from disclosure.core.result import DisclosureResult
     from disclosure.pool import ControllerPool
-    from disclosure.result import DisclosureResult
 
 log = logging.getLogger(__name__)
 

@@ -13,7 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from disclosure.api.errors import ApiError
 from disclosure.consolidation.store import Summary
-from disclosure.empty import nothing_stored
+from disclosure.core.empty import nothing_stored
 from disclosure.namespaces import Namespace, iter_namespaces
 from disclosure.pool import ControllerPool
 from tiers.errors import DisclosureError

@@ -11,16 +11,16 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from disclosure.empty import nothing_stored
+from disclosure.core.empty import nothing_stored
 from disclosure.namespaces import HOME_VARIABLE, NAMESPACE_PARTS, Namespace, default_home
 from tiers.errors import InvalidInputError, MemoryNotFoundError
 
 if TYPE_CHECKING:
     from disclosure.client import MemoryClient
-    from disclosure.controller import DisclosureController
-    from disclosure.pipeline.feedback import FeedbackReport
+    from disclosure.core.controller import DisclosureController
+    from disclosure.core.pipeline.feedback import FeedbackReport
+    from disclosure.core.result import DisclosureResult
     from disclosure.pool import ControllerPool
-    from disclosure.result import DisclosureResult
     from tiers.memory import Memory
     from tiers.reports import ForgetReport, IngestReport
 

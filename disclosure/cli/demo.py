@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # the command line loads what a command needs when it runs
     from analyzers import DisclosureLevel
-    from disclosure.profiles import Profile
-    from disclosure.result import DisclosureResult
+    from disclosure.core.profiles import Profile
+    from disclosure.core.result import DisclosureResult
     from tiers.memory import Memory
 
 QUERIES = {  # by level
@@ -38,8 +38,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 def _demo(args: argparse.Namespace) -> int:
     from analyzers import DisclosureLevel
-    from disclosure.controller import DisclosureController
-    from disclosure.profiles import load_profile
+    from disclosure.core.controller import DisclosureController
+    from disclosure.core.profiles import load_profile
     from disclosure.sample import load_sample_conversation
 
     started = time.perf_counter()
@@ -73,7 +73,7 @@ def _demo(args: argparse.Namespace) -> int:
 
 
 def _introduce(profile: Profile, memories: list[Memory]) -> None:
-    from disclosure.result import human_tokens
+    from disclosure.core.result import human_tokens
     from formatters.history import render_full_history
     from formatters.tokens import get_token_counter
 

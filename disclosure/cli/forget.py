@@ -19,7 +19,7 @@ from disclosure.cli.common import (
     print_warnings,
     root_of,
 )
-from disclosure.empty import nothing_stored
+from disclosure.core.empty import nothing_stored
 from disclosure.namespaces import Namespace, namespace_dir
 from tiers.errors import InvalidInputError
 

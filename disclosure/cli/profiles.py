@@ -26,7 +26,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def _list(args: argparse.Namespace) -> int:
-    from disclosure.profiles import builtin_profiles, load_profile
+    from disclosure.core.profiles import builtin_profiles, load_profile
 
     for name in builtin_profiles():
         print(f"{name:<16} {load_profile(name).description}")
@@ -34,14 +34,14 @@ def _list(args: argparse.Namespace) -> int:
 
 
 def _show(args: argparse.Namespace) -> int:
-    from disclosure.profiles import load_profile
+    from disclosure.core.profiles import load_profile
 
     sys.stdout.write(load_profile(args.name).to_yaml())
     return 0
 
 
 def _validate(args: argparse.Namespace) -> int:
-    from disclosure.profiles import iter_profile_files, load_profile
+    from disclosure.core.profiles import iter_profile_files, load_profile
 
     failures = 0
     for path in iter_profile_files(args.files):

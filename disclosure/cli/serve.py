@@ -86,7 +86,7 @@ def _serve(args: argparse.Namespace) -> int:
         )
     require("server", "disclosure serve")
     if args.service:
-        from disclosure.profiles import load_profile
+        from disclosure.core.profiles import load_profile
         from disclosure.service_host import run_service
         from disclosure.vector_server import chroma_url_of, with_chroma_url
 
@@ -224,7 +224,7 @@ def _service_client(args: argparse.Namespace, namespace: dict[str, str]) -> Any:
     """A client of the root's service: the running one, else one started here unless the
     profile's ``service.autostart`` (or ``$TIERED_DISCLOSURE_NO_SERVICE``) says not to."""
     from disclosure.client import MemoryClient
-    from disclosure.profiles import load_profile
+    from disclosure.core.profiles import load_profile
     from disclosure.service import find_service, service_disabled, start_service
 
     if service_disabled():

@@ -19,7 +19,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def _count(args: argparse.Namespace) -> int:
-    from disclosure.profiles import load_profile
+    from disclosure.core.profiles import load_profile
     from formatters.tokens import get_token_counter
 
     encoding = args.encoding or load_profile(args.profile).tokens.encoding

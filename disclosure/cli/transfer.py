@@ -1,6 +1,6 @@
 """``disclosure export`` / ``disclosure import``: move a namespace between stores as JSON Lines.
 
-The format and the rules are :mod:`disclosure.transfer`'s. ``import`` checks the whole file
+The format and the rules are :mod:`disclosure.core.transfer`'s. ``import`` checks the whole file
 first (a bad line names its number and nothing is imported), then writes into the namespace the
 options name, or, without namespace options, the one the export came from.
 """
@@ -69,7 +69,7 @@ def _refuse_behind_a_service(args: argparse.Namespace, command: str) -> None:
 
 
 def _export(args: argparse.Namespace) -> int:
-    from disclosure.transfer import export_namespace
+    from disclosure.core.transfer import export_namespace
 
     _refuse_behind_a_service(args, "export")
     with open_store(args, create=False) as (controller, namespace):
@@ -96,7 +96,7 @@ def _export(args: argparse.Namespace) -> int:
 
 
 def _import(args: argparse.Namespace) -> int:
-    from disclosure.transfer import import_namespace, read_export
+    from disclosure.core.transfer import import_namespace, read_export
 
     _refuse_behind_a_service(args, "import")
     if str(args.file) == "-":

@@ -21,13 +21,13 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, Protocol, TypeVar, Un
 
 from pydantic import BaseModel, Field
 
-from disclosure.empty import nothing_stored
+from disclosure.core.empty import nothing_stored
+from disclosure.core.records import AddedMemory, AddResult, MemoryRecord
 from disclosure.extras import require
 from disclosure.mcp import workflow
 from disclosure.mcp.workflow import IndexEntry
 from disclosure.namespaces import Namespace
 from disclosure.pool import ControllerPool
-from disclosure.records import AddedMemory, AddResult, MemoryRecord
 from tiers.errors import DisclosureError, InvalidInputError, MemoryNotFoundError
 from tiers.memory import MAX_ID_LENGTH
 
@@ -38,8 +38,8 @@ MAX_BUDGET = 1_000_000
 
 if TYPE_CHECKING:
     from disclosure.client import MemoryClient
-    from disclosure.controller import DisclosureController
-    from disclosure.result import DisclosureResult
+    from disclosure.core.controller import DisclosureController
+    from disclosure.core.result import DisclosureResult
     from tiers.reports import ForgetReport
 
 T = TypeVar("T")

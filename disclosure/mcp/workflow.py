@@ -20,7 +20,7 @@ from tiers.errors import InvalidInputError, MemoryNotFoundError
 from tiers.memory import Memory
 
 if TYPE_CHECKING:
-    from disclosure.controller import DisclosureController
+    from disclosure.core.controller import DisclosureController
 
 MAX_RESULTS = 100
 MAX_WINDOW = 20

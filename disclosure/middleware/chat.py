@@ -34,6 +34,9 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from analyzers import DisclosureLevel
+from disclosure.core.pipeline.feedback import FeedbackReport
+from disclosure.core.profile_sections import ContextPlacement
+from disclosure.core.result import DisclosureResult
 from disclosure.middleware.messages import (
     MEMORY_CLOSE,
     MEMORY_OPEN,
@@ -50,15 +53,12 @@ from disclosure.middleware.messages import (
     with_rule,
 )
 from disclosure.namespaces import Namespace
-from disclosure.pipeline.feedback import FeedbackReport
 from disclosure.pool import ControllerPool
-from disclosure.result import DisclosureResult
-from disclosure.service_config import ContextPlacement
 from tiers.errors import InvalidInputError
 from tiers.reports import IngestReport
 
 if TYPE_CHECKING:
-    from disclosure.controller import DisclosureController
+    from disclosure.core.controller import DisclosureController
 
 log = logging.getLogger(__name__)
 

@@ -49,7 +49,7 @@ from disclosure.pool import ControllerPool  # noqa: E402
 from tiers.errors import InvalidInputError  # noqa: E402
 
 if TYPE_CHECKING:
-    from disclosure.controller import DisclosureController
+    from disclosure.core.controller import DisclosureController
 
 __all__ = ["DisclosureRetriever", "memory_injector", "with_memory"]
 

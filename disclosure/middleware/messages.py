@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
-from disclosure.service_config import ContextPlacement
+from disclosure.core.profile_sections import ContextPlacement
 from formatters.tokens import TokenCounter
 from tiers.memory import MAX_ID_LENGTH, Memory, MemoryKind
 

@@ -21,7 +21,7 @@ from fastapi import APIRouter, FastAPI, Request
 from fastapi.responses import FileResponse, HTMLResponse, RedirectResponse, Response
 
 from disclosure.api.keys import ApiKeys
-from disclosure.empty import nothing_stored
+from disclosure.core.empty import nothing_stored
 from disclosure.namespaces import NAMESPACE_PARTS, Namespace, iter_namespaces
 from disclosure.pool import ControllerPool
 from disclosure.viewer import views

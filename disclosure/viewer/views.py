@@ -14,7 +14,7 @@ from disclosure.mcp.workflow import IndexEntry, search_index
 from disclosure.viewer.html import badge, line_chart, qs, search_form, table
 
 if TYPE_CHECKING:
-    from disclosure.controller import DisclosureController
+    from disclosure.core.controller import DisclosureController
 
 Ns = Mapping[str, str]
 

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from disclosure.cli import main
-from disclosure.controller import DisclosureController
+from disclosure.core.controller import DisclosureController
 from disclosure.limits import json_depth, read_bounded
 from disclosure.namespaces import NAMESPACES_DIR
 from tests.disclosure.conftest import make_lean_profile

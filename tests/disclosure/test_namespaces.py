@@ -9,6 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from disclosure.core.profile_sections import IsolationConfig
+from disclosure.core.profiles import load_profile
 from disclosure.namespaces import (
     DEFAULT_PART,
     HOME_VARIABLE,
@@ -22,8 +24,6 @@ from disclosure.namespaces import (
     make_namespace,
     namespace_dir,
 )
-from disclosure.profiles import load_profile
-from disclosure.service_config import IsolationConfig
 from tiers.errors import NamespaceError, ProfileError, StorageError
 
 SCOPE = IsolationConfig(scope=("tenant", "user"))

@@ -17,8 +17,8 @@ import httpx
 import psycopg
 import pytest
 
-from disclosure.controller import DisclosureController
-from disclosure.profiles import Profile
+from disclosure.core.controller import DisclosureController
+from disclosure.core.profiles import Profile
 from tests.disclosure.conftest import make_lean_profile
 from tests.disclosure.test_cli_store import run
 from tests.pg_server import free_port, unique_namespace

@@ -15,8 +15,8 @@ from pathlib import Path
 import psycopg
 import pytest
 
-from disclosure.controller import DisclosureController
-from disclosure.profiles import Profile
+from disclosure.core.controller import DisclosureController
+from disclosure.core.profiles import Profile
 from tests.disclosure.consolidation.conftest import START, hand_made, profile_with
 from tests.pg_server import unique_namespace
 from tiers.config import DATABASE_URL_VARIABLE

@@ -15,8 +15,8 @@ import pytest
 
 import safety.filter as screen
 from disclosure import DisclosureLevel
-from disclosure.controller import DisclosureController
-from disclosure.profiles import Profile
+from disclosure.core.controller import DisclosureController
+from disclosure.core.profiles import Profile
 from disclosure.scan_verdicts import FILE_NAME, ScanVerdicts, digest, texts_of
 from formatters import FLAG_NOTE, fields
 from tiers.memory import Memory
@@ -149,7 +149,7 @@ def test_a_memory_forgotten_before_its_verdict_is_written_leaves_none(tmp_path: 
 def test_with_deferred_enrichment_the_verdicts_come_after_it(tmp_path: Path) -> None:
     """The service's write path acknowledges before enriching: nothing is scanned on it, and
     the drain worker's enrichment leads to the enriched texts' verdicts."""
-    from disclosure.profiles import load_profile
+    from disclosure.core.profiles import load_profile
     from disclosure.service_host import service_profile
 
     path = tmp_path / "deferred"
@@ -210,7 +210,7 @@ def test_a_bulk_import_is_not_scanned_ahead_but_what_is_shown_is_kept(
 ) -> None:
     """An ingest of more than SCAN_AHEAD_MAX memories keeps no verdicts ahead (a background scan
     of it would slow the answers given meanwhile); the texts an answer shows are kept."""
-    from disclosure.controller import SCAN_AHEAD_MAX
+    from disclosure.core.controller import SCAN_AHEAD_MAX
 
     bulk = [
         Memory(id=f"b{i}", content=f"note {i} about the garden fence and the shed", session_id="s")

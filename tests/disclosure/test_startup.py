@@ -11,8 +11,8 @@ from pathlib import Path
 from analyzers import DisclosureLevel
 from disclosure.cli import ingest, query
 from disclosure.cli.importers import FORMATS
+from disclosure.core.profile_sections import NAMESPACE_PARTS as SCOPE_PARTS
 from disclosure.namespaces import NAMESPACE_PARTS
-from disclosure.service_config import NAMESPACE_PARTS as SCOPE_PARTS
 
 REPO = Path(__file__).resolve().parents[2]
 HEAVY = ("spacy", "onnxruntime", "torch", "chromadb", "sentence_transformers", "analyzers")
@@ -40,7 +40,7 @@ def test_the_client_and_the_command_line_import_nothing_heavy() -> None:
 def test_import_disclosure_is_lazy_but_complete() -> None:
     """`import disclosure` loads no tier; every public name still resolves on use."""
     modules = loaded_after("import disclosure")
-    assert "tiers.store" not in modules and "disclosure.controller" not in modules
+    assert "tiers.store" not in modules and "disclosure.core.controller" not in modules
     import disclosure
 
     for name in disclosure.__all__:

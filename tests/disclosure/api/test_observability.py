@@ -98,7 +98,7 @@ def test_stages_are_opentelemetry_spans(lean_profile: Profile, tmp_path: Path) -
     from opentelemetry.sdk.trace.export import SimpleSpanProcessor
     from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
-    from disclosure.pipeline import trace as trace_module
+    from disclosure.core.pipeline import trace as trace_module
 
     exporter = InMemorySpanExporter()
     provider = sdk.TracerProvider()

@@ -8,6 +8,8 @@ from pathlib import Path
 import pytest
 
 from analyzers import DisclosureLevel, QueryAnalysis
+from disclosure.core.profiles import load_profile
+from disclosure.core.result import DisclosedItem, DisclosureResult
 from disclosure.evaluation import (
     Dataset,
     Question,
@@ -24,8 +26,6 @@ from disclosure.evaluation.metrics import packing_depths
 from disclosure.evaluation.oracle import oracle_section
 from disclosure.evaluation.reader import NOTHING, PREAMBLE
 from disclosure.evaluation.runner import RunResult, with_adaptive
-from disclosure.profiles import load_profile
-from disclosure.result import DisclosedItem, DisclosureResult
 from formatters.base import Layer
 from tiers.errors import ExperimentError, RegistryError
 

@@ -20,7 +20,7 @@ from disclosure import (
     MemoryKind,
     TurnRecord,
 )
-from disclosure.controller import DisclosureController
+from disclosure.core.controller import DisclosureController
 from disclosure.middleware.messages import (
     conversation_tokens,
     insert_context,
