@@ -158,9 +158,9 @@ def _skip(items: Iterator[Memory], n: int) -> Iterator[Memory]:
 def keep_scan_verdicts(path: Path) -> int:
     """The injection-scan verdicts of every memory in ``path``'s archive, as a directory holds
     them once its memories came in a few at a time (live chat) or were shown once
-    (:mod:`disclosure.scan_verdicts`; the benchmark builds its directories in bulk, which keeps
-    none ahead): only texts without one are scanned. Returns how many were added."""
-    from disclosure.scan_verdicts import ScanVerdicts
+    (:mod:`disclosure.storage.scan_verdicts`; the benchmark builds its directories in bulk, which
+    keeps none ahead): only texts without one are scanned. Returns how many were added."""
+    from disclosure.storage.scan_verdicts import ScanVerdicts
 
     verdicts = ScanVerdicts(path)
     added = 0

@@ -36,8 +36,8 @@ if _TYPE_CHECKING:
         TokenizerError,
     )
     from disclosure.middleware.chat import CallOptions, DisclosureMiddleware, TurnRecord
-    from disclosure.namespaces import Namespace, default_home
     from disclosure.pool import ControllerPool
+    from disclosure.storage.namespaces import Namespace, default_home
     from formatters.base import Layer
     from formatters.tokens import TokenCounter, get_token_counter
     from tiers.memory import Memory, MemoryKind, ScoredMemory
@@ -55,7 +55,7 @@ _WHERE = {
     "disclosure.client": "AsyncMemoryClient MemoryClient",
     "disclosure.core.controller": "DisclosureController",
     "disclosure.middleware.chat": "CallOptions DisclosureMiddleware TurnRecord",
-    "disclosure.namespaces": "Namespace default_home",
+    "disclosure.storage.namespaces": "Namespace default_home",
     "disclosure.pool": "ControllerPool",
     "disclosure.core.profiles": "Profile builtin_profiles load_profile",
     "disclosure.core.result": "DisclosedItem DisclosureResult",

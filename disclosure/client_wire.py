@@ -255,8 +255,8 @@ def checked(response: httpx.Response) -> Any:
 
 
 def service_address(root: Path | str | None, start: bool, profile: str) -> tuple[str, str]:
-    from disclosure.namespaces import default_home
     from disclosure.service import find_service, start_service
+    from disclosure.storage.namespaces import default_home
 
     home = Path(root).expanduser() if root is not None else default_home()
     info = find_service(home)

@@ -25,7 +25,13 @@ from typing import TYPE_CHECKING
 
 from disclosure.core.empty import EmptyAnswers
 from disclosure.core.profiles import Profile, load_profile
-from disclosure.namespaces import MARKER_FILE, Namespace, claim_dir, make_namespace, namespace_dir
+from disclosure.storage.namespaces import (
+    MARKER_FILE,
+    Namespace,
+    claim_dir,
+    make_namespace,
+    namespace_dir,
+)
 from disclosure.vector_server import chroma_url_of, drop_server_vectors, with_chroma_url
 from tiers.backends import written_in_database
 from tiers.base import Embedder

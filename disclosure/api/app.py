@@ -51,8 +51,8 @@ from disclosure.core.profiles import Profile
 from disclosure.core.result import DisclosureResult
 from disclosure.mcp.workflow import search_index, timeline
 from disclosure.memories import MemoryBook
-from disclosure.namespaces import MAX_PART_CHARS, NAMESPACE_PARTS, Namespace, default_home
 from disclosure.pool import ControllerPool
+from disclosure.storage.namespaces import MAX_PART_CHARS, NAMESPACE_PARTS, Namespace, default_home
 from disclosure.viewer import install_viewer
 from tiers.base import Embedder
 from tiers.errors import (

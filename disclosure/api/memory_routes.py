@@ -29,8 +29,8 @@ from disclosure.core.records import (
     MemoryVersionRecord,
 )
 from disclosure.memories import MAX_PAGE, NO_NAMESPACE, MemoryBook
-from disclosure.namespaces import Namespace
 from disclosure.pool import ControllerPool
+from disclosure.storage.namespaces import Namespace
 from tiers.errors import InvalidInputError, MemoryNotFoundError
 
 __all__ = ["AddRequest", "HistoryResponse", "MessageIn", "UpdateRequest", "register"]

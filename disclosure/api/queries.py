@@ -11,7 +11,7 @@ from urllib.parse import parse_qsl
 from fastapi import Request
 from fastapi.routing import APIRoute
 
-from disclosure.namespaces import NAMESPACE_PARTS
+from disclosure.storage.namespaces import NAMESPACE_PARTS
 from tiers.errors import NamespaceError
 
 __all__ = ["check_query_encoding", "query_names", "refuse_unknown_parameters"]

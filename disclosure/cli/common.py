@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from disclosure.core.empty import nothing_stored
-from disclosure.namespaces import HOME_VARIABLE, NAMESPACE_PARTS, Namespace, default_home
+from disclosure.storage.namespaces import HOME_VARIABLE, NAMESPACE_PARTS, Namespace, default_home
 from tiers.errors import InvalidInputError, MemoryNotFoundError
 
 if TYPE_CHECKING:

@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from disclosure.cli.common import root_of
-from disclosure.namespaces import MARKER_FILE, NAMESPACES_DIR
-from disclosure.sidefiles import move_aside, sqlite_is_sound
+from disclosure.storage.namespaces import MARKER_FILE, NAMESPACES_DIR
+from disclosure.storage.sidefiles import move_aside, sqlite_is_sound
 from tiers.erasure import CHROMA_FILE
 from tiers.errors import StorageError
 from tiers.locking import DirectoryLock

@@ -20,7 +20,7 @@ from disclosure.cli.common import (
     root_of,
 )
 from disclosure.core.empty import nothing_stored
-from disclosure.namespaces import Namespace, namespace_dir
+from disclosure.storage.namespaces import Namespace, namespace_dir
 from tiers.errors import InvalidInputError
 
 if TYPE_CHECKING:

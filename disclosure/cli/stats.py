@@ -7,7 +7,7 @@ import json
 from typing import Any
 
 from disclosure.cli.common import add_store_options, open_memory, print_warnings, root_of
-from disclosure.namespaces import iter_namespaces
+from disclosure.storage.namespaces import iter_namespaces
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

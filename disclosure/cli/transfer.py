@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 from disclosure.cli.common import add_store_options, describe, open_store, root_of
-from disclosure.namespaces import NAMESPACE_PARTS
+from disclosure.storage.namespaces import NAMESPACE_PARTS
 
 EXIT_CONFLICTS = 1
 

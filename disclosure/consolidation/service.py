@@ -15,7 +15,7 @@ from disclosure.consolidation.consolidator import ConsolidationReport, Consolida
 from disclosure.consolidation.search import SummaryHit, SummaryIndex
 from disclosure.consolidation.store import Summary, SummaryStore
 from disclosure.consolidation.summarize import SummarizerFn
-from disclosure.sidetables import SideTables
+from disclosure.storage.sidetables import SideTables
 from formatters.base import Rendered
 from formatters.tokens import TokenCounter
 from safety.filter import neutralize

@@ -17,7 +17,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal
 
-from disclosure.sidetables import SideTables, SqliteTables
+from disclosure.storage.sidetables import SideTables, SqliteTables
 from tiers.sql import SqlConnection
 
 SUMMARY_FILE = "summaries.sqlite3"
@@ -139,7 +139,7 @@ class SummaryStore:
     """Summaries, their sources and what has been consolidated. Thread-safe.
 
     Embedded, one SQLite file in the data directory; with ``tables`` (the namespace's
-    PostgreSQL schema, see :func:`disclosure.sidetables.shared_tables`) rows every replica
+    PostgreSQL schema, see :func:`disclosure.storage.sidetables.shared_tables`) rows every replica
     reads and writes, one writer at a time, and :attr:`version` kept in the database so each
     replica's summary index sees another's consolidation."""
 

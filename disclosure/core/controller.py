@@ -31,8 +31,6 @@ from types import TracebackType
 from typing import Any
 
 from analyzers import DisclosureLevel, QueryAnalysis
-from disclosure.citation_usage import PG_SCHEMA as CITATIONS_PG
-from disclosure.citation_usage import CitationLog
 from disclosure.consolidation.faces import LongTermMemory
 from disclosure.consolidation.service import Consolidation, with_overview
 from disclosure.consolidation.store import PG_SCHEMA as SUMMARIES_PG
@@ -52,8 +50,10 @@ from disclosure.core.pipeline.trace import Trace
 from disclosure.core.pipeline.usemodel import UseSignals, signals_of
 from disclosure.core.profiles import Profile, load_profile
 from disclosure.core.result import DisclosedItem, DisclosureResult
-from disclosure.scan_verdicts import ScanVerdicts
-from disclosure.sidetables import shared_tables
+from disclosure.storage.citation_usage import PG_SCHEMA as CITATIONS_PG
+from disclosure.storage.citation_usage import CitationLog
+from disclosure.storage.scan_verdicts import ScanVerdicts
+from disclosure.storage.sidetables import shared_tables
 from formatters import (
     Rendered,
     RenderItem,
@@ -128,7 +128,8 @@ class DisclosureController(LongTermMemory):
                 tables=shared_tables(self.store, PARTICIPANTS_PG, "participants"),
             )
             self._pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="disclosure")
-            if self.store.database_url is None:  # kept verdicts: see disclosure.scan_verdicts
+            # kept verdicts: see disclosure.storage.scan_verdicts
+            if self.store.database_url is None:
                 self.verdicts = ScanVerdicts(self.data_dir)
                 self._scans = ThreadPoolExecutor(max_workers=1, thread_name_prefix="scan")
             self.gatherer = Gatherer(self.store, profile.fusion, self.caches, self._pool)

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from disclosure.core.pipeline.budget import AdaptiveBudget
     from disclosure.core.profiles import Profile
     from disclosure.core.result import DisclosureResult
-    from disclosure.namespaces import Namespace
+    from disclosure.storage.namespaces import Namespace
 
 __all__ = [
     "MAX_QUERY_CHARS",

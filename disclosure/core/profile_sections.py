@@ -1,7 +1,7 @@
 """The profile sections of the service layer: ``isolation``, ``middleware`` and ``service``.
 
 ``isolation`` says whose memories are whose (one data directory per namespace, see
-:mod:`disclosure.namespaces`); ``middleware`` how the chat middleware injects and records
+:mod:`disclosure.storage.namespaces`); ``middleware`` how the chat middleware injects and records
 (:mod:`disclosure.middleware`); ``service`` the limits of the HTTP API and the MCP server.
 
 They are read by the rooms above the core, but the profile (:mod:`disclosure.core.profiles`)

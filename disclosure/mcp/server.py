@@ -26,8 +26,8 @@ from disclosure.core.records import AddedMemory, AddResult, MemoryRecord
 from disclosure.extras import require
 from disclosure.mcp import workflow
 from disclosure.mcp.workflow import IndexEntry
-from disclosure.namespaces import Namespace
 from disclosure.pool import ControllerPool
+from disclosure.storage.namespaces import Namespace
 from tiers.errors import DisclosureError, InvalidInputError, MemoryNotFoundError
 from tiers.memory import MAX_ID_LENGTH
 

@@ -52,8 +52,8 @@ from disclosure.middleware.messages import (
     turn_memories,
     with_rule,
 )
-from disclosure.namespaces import Namespace
 from disclosure.pool import ControllerPool
+from disclosure.storage.namespaces import Namespace
 from tiers.errors import InvalidInputError
 from tiers.reports import IngestReport
 

@@ -17,7 +17,7 @@ import pytest
 from disclosure.cli import main
 from disclosure.core.controller import DisclosureController
 from disclosure.limits import json_depth, read_bounded
-from disclosure.namespaces import NAMESPACES_DIR
+from disclosure.storage.namespaces import NAMESPACES_DIR
 from tests.disclosure.conftest import make_lean_profile
 from tests.disclosure.test_cli_store import run
 from tiers.errors import CorruptDataError, InvalidInputError

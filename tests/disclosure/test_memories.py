@@ -11,7 +11,7 @@ import pytest
 
 from disclosure import ControllerPool, Profile
 from disclosure.memories import Memories
-from disclosure.namespaces import namespace_dir
+from disclosure.storage.namespaces import namespace_dir
 from tests.disclosure.conftest import NOW
 from tiers.errors import InvalidInputError, MemoryNotFoundError
 from tiers.schema import ARCHIVE_FILE

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from disclosure import ControllerPool, Memory, Profile
-from disclosure.namespaces import namespace_dir
+from disclosure.storage.namespaces import namespace_dir
 from tests.disclosure.conftest import NOW
 from tiers.errors import InvalidInputError, StorageError
 

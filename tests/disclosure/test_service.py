@@ -20,7 +20,6 @@ from typing import Any
 import pytest
 
 from disclosure.client import AsyncMemoryClient, MemoryClient
-from disclosure.namespaces import iter_namespaces
 from disclosure.pool import ControllerPool
 from disclosure.service import (
     LOCK_FILE,
@@ -30,6 +29,7 @@ from disclosure.service import (
     stop_service,
     write_info,
 )
+from disclosure.storage.namespaces import iter_namespaces
 from tiers.errors import (
     MemoryNotFoundError,
     NamespaceError,

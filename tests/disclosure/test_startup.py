@@ -12,7 +12,7 @@ from analyzers import DisclosureLevel
 from disclosure.cli import ingest, query
 from disclosure.cli.importers import FORMATS
 from disclosure.core.profile_sections import NAMESPACE_PARTS as SCOPE_PARTS
-from disclosure.namespaces import NAMESPACE_PARTS
+from disclosure.storage.namespaces import NAMESPACE_PARTS
 
 REPO = Path(__file__).resolve().parents[2]
 HEAVY = ("spacy", "onnxruntime", "torch", "chromadb", "sentence_transformers", "analyzers")

@@ -58,7 +58,7 @@ import numpy as np
 from analyzers import DisclosureLevel
 from disclosure.core.pipeline.usemodel import UseModel, UseSignals, fit_arrays
 from disclosure.core.profiles import BudgetConfig, LevelConfig
-from disclosure.sidefiles import open_or_rebuild
+from disclosure.storage.sidefiles import open_or_rebuild
 from tiers.errors import InvalidInputError
 from tiers.sql import SideDb
 

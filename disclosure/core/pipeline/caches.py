@@ -39,7 +39,7 @@ from typing import Any
 import diskcache
 
 from disclosure.core.profiles import CacheConfig, CacheLimits
-from disclosure.sidefiles import open_or_rebuild
+from disclosure.storage.sidefiles import open_or_rebuild
 
 log = logging.getLogger(__name__)
 

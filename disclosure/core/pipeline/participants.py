@@ -16,7 +16,7 @@ import threading
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-from disclosure.sidetables import SideTables
+from disclosure.storage.sidetables import SideTables
 from tiers import TieredStore
 
 _MIN_NAME = 2

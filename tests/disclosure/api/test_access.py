@@ -13,7 +13,7 @@ from fastapi.testclient import TestClient
 
 from disclosure import ControllerPool, Profile
 from disclosure.api import create_app, hash_key, load_api_keys
-from disclosure.namespaces import NAMESPACES_DIR
+from disclosure.storage.namespaces import NAMESPACES_DIR
 from tests.disclosure.api.conftest import BASE
 from tiers.errors import InvalidInputError
 

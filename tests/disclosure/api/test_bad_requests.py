@@ -15,7 +15,7 @@ from fastapi.testclient import TestClient
 
 from disclosure import Profile
 from disclosure.api import create_app
-from disclosure.namespaces import NAMESPACES_DIR
+from disclosure.storage.namespaces import NAMESPACES_DIR
 from tests.disclosure.api.conftest import BASE
 
 JSON = {"content-type": "application/json"}

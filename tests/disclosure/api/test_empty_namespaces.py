@@ -12,7 +12,7 @@ from typing import Any
 
 from fastapi.testclient import TestClient
 
-from disclosure.namespaces import iter_namespaces
+from disclosure.storage.namespaces import iter_namespaces
 
 GHOST = {"user": "ghost"}
 HARD = "Compare every decision we made about billing and the database and explain the tradeoffs"

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from disclosure.core.profile_sections import IsolationConfig
 from disclosure.core.profiles import load_profile
-from disclosure.namespaces import (
+from disclosure.storage.namespaces import (
     DEFAULT_PART,
     HOME_VARIABLE,
     MARKER_FILE,

@@ -17,7 +17,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from disclosure.sidetables import SideTables, SqliteTables
+from disclosure.storage.sidetables import SideTables, SqliteTables
 
 CITATION_FILE = "citations.sqlite3"
 USE_FIELDS = ("memory_id", "citation", "how", "at_us", "session_id", "query", "level")
@@ -117,7 +117,7 @@ class CitationLog:
     """The citation usage log of one namespace. Thread-safe.
 
     Embedded, it is ``citations.sqlite3`` in the data directory; with ``tables`` (the
-    namespace's PostgreSQL schema, see :func:`disclosure.sidetables.shared_tables`) its rows
+    namespace's PostgreSQL schema, see :func:`disclosure.storage.sidetables.shared_tables`) its rows
     are shared by every replica serving the namespace, so a reply logged through one is counted
     through any other."""
 

@@ -1,6 +1,6 @@
-"""Kept injection-scan verdicts (disclosure.scan_verdicts): what ingest keeps, that an answer
-rendered from them is the answer a fresh scan gives, that a flagged or changed text and another
-filter version are scanned again, and that a forget leaves no digest behind.
+"""Kept injection-scan verdicts (disclosure.storage.scan_verdicts): what ingest keeps, that an
+answer rendered from them is the answer a fresh scan gives, that a flagged or changed text and
+another filter version are scanned again, and that a forget leaves no digest behind.
 
 Real tiers (the lean profile: SQLite archive, no warm index) and the real filter."""
 
@@ -17,7 +17,7 @@ import safety.filter as screen
 from disclosure import DisclosureLevel
 from disclosure.core.controller import DisclosureController
 from disclosure.core.profiles import Profile
-from disclosure.scan_verdicts import FILE_NAME, ScanVerdicts, digest, texts_of
+from disclosure.storage.scan_verdicts import FILE_NAME, ScanVerdicts, digest, texts_of
 from formatters import FLAG_NOTE, fields
 from tiers.memory import Memory
 
@@ -171,7 +171,7 @@ def test_close_does_not_wait_for_a_bulk_import_to_be_scanned(
     running, and what was not scanned is scanned when first shown."""
     import threading
 
-    from disclosure import scan_verdicts
+    from disclosure.storage import scan_verdicts
 
     started, release = threading.Event(), threading.Event()
     scanned: list[str] = []

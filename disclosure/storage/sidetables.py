@@ -18,7 +18,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from disclosure.sidefiles import open_side_db
+from disclosure.storage.sidefiles import open_side_db
 from tiers.errors import StorageError
 from tiers.sql import SqlConnection
 

@@ -33,8 +33,8 @@ import threading
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
-from disclosure.sidefiles import open_or_rebuild
-from disclosure.sidetables import SqliteTables
+from disclosure.storage.sidefiles import open_or_rebuild
+from disclosure.storage.sidetables import SqliteTables
 from safety.filter import FILTER_VERSION, is_clean, neutralize, strip_private
 from tiers import Memory
 from tiers.errors import StorageError
