@@ -1,13 +1,19 @@
 """tiered-disclosure: how much past memory an LLM sees for each query, in the cheapest form.
 
 The public surface; everything else lives in modules and may change.
+
+Modules that moved keep their old paths: :mod:`disclosure._moved` holds the table of old and
+new paths and the import hook that makes an old path the very module at the new one.
 """
 
 from importlib import import_module as _import_module
 from typing import TYPE_CHECKING as _TYPE_CHECKING
 from typing import Any as _Any
 
+from disclosure._moved import install as _install_moved
 from disclosure._version import __version__
+
+_install_moved()
 
 if _TYPE_CHECKING:
     from analyzers import DisclosureLevel, QueryAnalysis, TemporalReference
