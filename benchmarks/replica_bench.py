@@ -44,7 +44,7 @@ import httpx
 import numpy as np
 
 from benchmarks.corpus import batched, generate, queries
-from disclosure.vector_server import CHROMA_URL_VARIABLE
+from disclosure.service.vector_server import CHROMA_URL_VARIABLE
 from tests.pg_server import PostgresServer, free_port
 from tiers.base import Embedder
 from tiers.chroma_server import ChromaServer

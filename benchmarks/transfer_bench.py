@@ -32,7 +32,7 @@ if str(REPO) not in sys.path:  # run from a checkout without installing
 from benchmarks.corpus import generate  # noqa: E402
 from disclosure import Profile, load_profile  # noqa: E402
 from disclosure.core.transfer import export_namespace, import_namespace, read_export  # noqa: E402
-from disclosure.pool import ControllerPool  # noqa: E402
+from disclosure.service.pool import ControllerPool  # noqa: E402
 
 RESULTS = REPO / "benchmarks" / "results"
 REPLACED_AT = re.compile(r'"replaced_at":"[^"]+"')

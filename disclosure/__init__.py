@@ -17,7 +17,6 @@ _install_moved()
 
 if _TYPE_CHECKING:
     from analyzers import DisclosureLevel, QueryAnalysis, TemporalReference
-    from disclosure.client import AsyncMemoryClient, MemoryClient
     from disclosure.core.controller import DisclosureController
     from disclosure.core.profile_sections import ContextPlacement
     from disclosure.core.profiles import Profile, builtin_profiles, load_profile
@@ -42,7 +41,8 @@ if _TYPE_CHECKING:
         TokenizerError,
     )
     from disclosure.middleware.chat import CallOptions, DisclosureMiddleware, TurnRecord
-    from disclosure.pool import ControllerPool
+    from disclosure.service.client import AsyncMemoryClient, MemoryClient
+    from disclosure.service.pool import ControllerPool
     from disclosure.storage.namespaces import Namespace, default_home
     from formatters.base import Layer
     from formatters.tokens import TokenCounter, get_token_counter
@@ -58,11 +58,11 @@ _WHERE = {
         "TierUnavailableError TokenizerError"
     ),
     "analyzers": "DisclosureLevel QueryAnalysis TemporalReference",
-    "disclosure.client": "AsyncMemoryClient MemoryClient",
+    "disclosure.service.client": "AsyncMemoryClient MemoryClient",
     "disclosure.core.controller": "DisclosureController",
     "disclosure.middleware.chat": "CallOptions DisclosureMiddleware TurnRecord",
     "disclosure.storage.namespaces": "Namespace default_home",
-    "disclosure.pool": "ControllerPool",
+    "disclosure.service.pool": "ControllerPool",
     "disclosure.core.profiles": "Profile builtin_profiles load_profile",
     "disclosure.core.result": "DisclosedItem DisclosureResult",
     "disclosure.core.profile_sections": "ContextPlacement",

@@ -34,6 +34,13 @@ MOVED = {
     "disclosure.service_config": "disclosure.core.profile_sections",
     "disclosure.transfer": "disclosure.core.transfer",
     "disclosure.transfer_summaries": "disclosure.core.transfer_summaries",
+    # the local service and its clients (disclosure.service itself stays: it is the room's package)
+    "disclosure.client": "disclosure.service.client",
+    "disclosure.client_wire": "disclosure.service.wire",
+    "disclosure.error_codes": "disclosure.service.error_codes",
+    "disclosure.pool": "disclosure.service.pool",
+    "disclosure.service_host": "disclosure.service.host",
+    "disclosure.vector_server": "disclosure.service.vector_server",
     # the side stores
     "disclosure.citation_usage": "disclosure.storage.citation_usage",
     "disclosure.namespaces": "disclosure.storage.namespaces",

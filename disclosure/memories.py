@@ -40,7 +40,7 @@ from disclosure.core.records import (
 )
 from disclosure.mcp.workflow import search_index
 from disclosure.middleware.messages import default_session_id, message_text
-from disclosure.pool import ControllerPool
+from disclosure.service.pool import ControllerPool
 from disclosure.storage.namespaces import Namespace, default_home
 from formatters.citations import format_citation
 from tiers.base import Embedder

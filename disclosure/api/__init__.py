@@ -12,7 +12,7 @@ from disclosure.api.app import create_app  # noqa: E402
 from disclosure.api.errors import ApiError  # noqa: E402
 from disclosure.api.guards import RecentResults  # noqa: E402
 from disclosure.api.keys import ApiKeys, Grant, hash_key, load_api_keys  # noqa: E402
-from disclosure.error_codes import ERROR_CODES  # noqa: E402
+from disclosure.service.error_codes import ERROR_CODES  # noqa: E402
 
 __all__ = [
     "ERROR_CODES",

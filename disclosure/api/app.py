@@ -51,7 +51,7 @@ from disclosure.core.profiles import Profile
 from disclosure.core.result import DisclosureResult
 from disclosure.mcp.workflow import search_index, timeline
 from disclosure.memories import MemoryBook
-from disclosure.pool import ControllerPool
+from disclosure.service.pool import ControllerPool
 from disclosure.storage.namespaces import MAX_PART_CHARS, NAMESPACE_PARTS, Namespace, default_home
 from disclosure.viewer import install_viewer
 from tiers.base import Embedder

@@ -16,7 +16,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException
 
-from disclosure.error_codes import ERROR_CODES
+from disclosure.service.error_codes import ERROR_CODES
 from tiers.errors import DisclosureError, is_disk_full
 
 log = logging.getLogger(__name__)

@@ -29,7 +29,7 @@ from disclosure.core.records import (
     MemoryVersionRecord,
 )
 from disclosure.memories import MAX_PAGE, NO_NAMESPACE, MemoryBook
-from disclosure.pool import ControllerPool
+from disclosure.service.pool import ControllerPool
 from disclosure.storage.namespaces import Namespace
 from tiers.errors import InvalidInputError, MemoryNotFoundError
 

@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from disclosure.core.result import DisclosureResult
-    from disclosure.pool import ControllerPool
+    from disclosure.service.pool import ControllerPool
 
 log = logging.getLogger(__name__)
 

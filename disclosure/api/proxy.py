@@ -31,7 +31,7 @@ from disclosure.api.keys import ApiKeys
 from disclosure.api.observability import Observer
 from disclosure.middleware.chat import CallOptions, DisclosureMiddleware, PreparedCall
 from disclosure.middleware.messages import reply_text, stream_delta
-from disclosure.pool import ControllerPool
+from disclosure.service.pool import ControllerPool
 from tiers.errors import InvalidInputError
 
 log = logging.getLogger(__name__)

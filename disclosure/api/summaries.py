@@ -14,7 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from disclosure.api.errors import ApiError
 from disclosure.consolidation.store import Summary
 from disclosure.core.empty import nothing_stored
-from disclosure.pool import ControllerPool
+from disclosure.service.pool import ControllerPool
 from disclosure.storage.namespaces import Namespace, iter_namespaces
 from tiers.errors import DisclosureError
 

@@ -16,11 +16,11 @@ from disclosure.storage.namespaces import HOME_VARIABLE, NAMESPACE_PARTS, Namesp
 from tiers.errors import InvalidInputError, MemoryNotFoundError
 
 if TYPE_CHECKING:
-    from disclosure.client import MemoryClient
     from disclosure.core.controller import DisclosureController
     from disclosure.core.pipeline.feedback import FeedbackReport
     from disclosure.core.result import DisclosureResult
-    from disclosure.pool import ControllerPool
+    from disclosure.service.client import MemoryClient
+    from disclosure.service.pool import ControllerPool
     from tiers.memory import Memory
     from tiers.reports import ForgetReport, IngestReport
 
@@ -55,7 +55,7 @@ def root_of(args: argparse.Namespace) -> Path:
 
 
 def pool_of(args: argparse.Namespace, *, max_open: int | None = None) -> ControllerPool:
-    from disclosure.pool import ControllerPool
+    from disclosure.service.pool import ControllerPool
 
     return ControllerPool(
         args.profile,
@@ -146,7 +146,7 @@ def open_memory(
     with _sync_http_only():
         import httpcore  # noqa: F401 - its sync modules, loaded while the async ones look absent
 
-        from disclosure.client import MemoryClient
+        from disclosure.service.client import MemoryClient
 
     if args.profile not in ("default", info.profile):
         print(

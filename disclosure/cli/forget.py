@@ -24,7 +24,7 @@ from disclosure.storage.namespaces import Namespace, namespace_dir
 from tiers.errors import InvalidInputError
 
 if TYPE_CHECKING:
-    from disclosure.pool import ControllerPool
+    from disclosure.service.pool import ControllerPool
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -120,7 +120,7 @@ def _forget_all(args: argparse.Namespace) -> int:
             print("disclosure: not confirmed; nothing forgotten", file=sys.stderr)
             return 1
         profile = pool.profile
-    from disclosure.vector_server import drop_server_vectors
+    from disclosure.service.vector_server import drop_server_vectors
     from tiers.backends import drop_from_database  # the archive's modules (numpy): not at start
 
     drop_server_vectors(profile, directory)  # on a Chroma server they are not in the directory

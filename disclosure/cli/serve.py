@@ -87,8 +87,8 @@ def _serve(args: argparse.Namespace) -> int:
     require("server", "disclosure serve")
     if args.service:
         from disclosure.core.profiles import load_profile
-        from disclosure.service_host import run_service
-        from disclosure.vector_server import chroma_url_of, with_chroma_url
+        from disclosure.service.host import run_service
+        from disclosure.service.vector_server import chroma_url_of, with_chroma_url
 
         if not _loopback(args.host):
             raise UsageError("serve --service listens on loopback only (--host 127.0.0.1)")
@@ -112,7 +112,8 @@ def _serve(args: argparse.Namespace) -> int:
     if running is not None:
         raise ServiceError(
             f"the local service (pid {running.pid}, {running.url}) owns {running.root}; "
-            "use it (disclosure.client.MemoryClient.for_root) or `disclosure service stop` first"
+            "use it (disclosure.service.client.MemoryClient.for_root) or "
+            "`disclosure service stop` first"
         )
 
     _configure_logging(args.log_level, json_lines=args.log_json)
@@ -223,9 +224,9 @@ def _say_upstream(upstream: str | None) -> None:
 def _service_client(args: argparse.Namespace, namespace: dict[str, str]) -> Any:
     """A client of the root's service: the running one, else one started here unless the
     profile's ``service.autostart`` (or ``$TIERED_DISCLOSURE_NO_SERVICE``) says not to."""
-    from disclosure.client import MemoryClient
     from disclosure.core.profiles import load_profile
     from disclosure.service import find_service, service_disabled, start_service
+    from disclosure.service.client import MemoryClient
 
     if service_disabled():
         return None

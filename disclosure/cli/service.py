@@ -89,7 +89,7 @@ def _status(args: argparse.Namespace) -> int:
 
 
 def _health(url: str, token: str) -> dict[str, object] | str:
-    from disclosure.client import MemoryClient
+    from disclosure.service.client import MemoryClient
     from tiers.errors import ServiceError
 
     with MemoryClient(url, api_key=token, timeout=5.0, retries=1) as client:

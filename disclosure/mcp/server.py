@@ -9,8 +9,8 @@ bounds or choices in the schema, unknown arguments are refused, and a bad one is
 with a tool error that names it. The
 server serves one namespace, fixed when it starts: no tool takes a namespace, so no tool call
 can reach another namespace's memories. ``disclosure serve --mcp`` runs it on stdio, over the
-local service of its data root (a :class:`~disclosure.client.MemoryClient`) when one runs, so
-that several MCP servers, the command line and scripts share one memory.
+local service of its data root (a :class:`~disclosure.service.client.MemoryClient`) when one runs,
+so that several MCP servers, the command line and scripts share one memory.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from disclosure.core.records import AddedMemory, AddResult, MemoryRecord
 from disclosure.extras import require
 from disclosure.mcp import workflow
 from disclosure.mcp.workflow import IndexEntry
-from disclosure.pool import ControllerPool
+from disclosure.service.pool import ControllerPool
 from disclosure.storage.namespaces import Namespace
 from tiers.errors import DisclosureError, InvalidInputError, MemoryNotFoundError
 from tiers.memory import MAX_ID_LENGTH
@@ -37,9 +37,9 @@ MAX_CONTENT_CHARS = 100_000
 MAX_BUDGET = 1_000_000
 
 if TYPE_CHECKING:
-    from disclosure.client import MemoryClient
     from disclosure.core.controller import DisclosureController
     from disclosure.core.result import DisclosureResult
+    from disclosure.service.client import MemoryClient
     from tiers.reports import ForgetReport
 
 T = TypeVar("T")
@@ -335,7 +335,7 @@ def _leaser(
     memory: DisclosureController | ControllerPool | MemoryClient,
     namespace: Mapping[str, str] | None,
 ) -> Callable[[], AbstractContextManager[_Memory]]:
-    from disclosure.client import MemoryClient
+    from disclosure.service.client import MemoryClient
 
     if isinstance(memory, MemoryClient):
         if namespace:

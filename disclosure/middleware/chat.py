@@ -52,7 +52,7 @@ from disclosure.middleware.messages import (
     turn_memories,
     with_rule,
 )
-from disclosure.pool import ControllerPool
+from disclosure.service.pool import ControllerPool
 from disclosure.storage.namespaces import Namespace
 from tiers.errors import InvalidInputError
 from tiers.reports import IngestReport

@@ -45,7 +45,7 @@ from disclosure.middleware.chat import (  # noqa: E402
     DisclosureMiddleware,
     PreparedCall,
 )
-from disclosure.pool import ControllerPool  # noqa: E402
+from disclosure.service.pool import ControllerPool  # noqa: E402
 from tiers.errors import InvalidInputError  # noqa: E402
 
 if TYPE_CHECKING:

@@ -22,7 +22,7 @@ from fastapi.responses import FileResponse, HTMLResponse, RedirectResponse, Resp
 
 from disclosure.api.keys import ApiKeys
 from disclosure.core.empty import nothing_stored
-from disclosure.pool import ControllerPool
+from disclosure.service.pool import ControllerPool
 from disclosure.storage.namespaces import NAMESPACE_PARTS, Namespace, iter_namespaces
 from disclosure.viewer import views
 from disclosure.viewer.docs import docs_page

@@ -30,10 +30,10 @@ def test_the_client_and_the_command_line_import_nothing_heavy() -> None:
     """Importing the client, the file readers and the CLI's parser loads no model, engine,
     analyzer or numpy."""
     modules = loaded_after(
-        "import disclosure.client\nimport disclosure.cli.importers\n"
+        "import disclosure.service.client\nimport disclosure.cli.importers\n"
         "from disclosure.cli import build_parser\nbuild_parser()"
     )
-    assert "disclosure.client" in modules and "httpx" in modules
+    assert "disclosure.service.client" in modules and "httpx" in modules
     assert {m.split(".")[0] for m in modules} & {*HEAVY, "numpy"} == set()
 
 

@@ -12,7 +12,7 @@ from fastapi.testclient import TestClient
 from disclosure.api import ERROR_CODES, load_api_keys
 from disclosure.api.guards import RecentResults
 from disclosure.api.keys import ApiKeys
-from disclosure.error_codes import exception_for
+from disclosure.service.error_codes import exception_for
 from tests.disclosure.api.conftest import API_KEY, sample_json
 from tiers.errors import InvalidInputError
 

@@ -13,7 +13,7 @@ from disclosure import DisclosureLevel
 from disclosure.core.controller import DisclosureController
 from disclosure.core.profiles import load_profile
 from disclosure.sample import load_sample_conversation
-from disclosure.service_host import service_profile
+from disclosure.service.host import service_profile
 from tiers.memory import Memory
 
 NOW = datetime(2026, 4, 10, 9, 0, tzinfo=UTC)

@@ -150,7 +150,7 @@ def test_with_deferred_enrichment_the_verdicts_come_after_it(tmp_path: Path) -> 
     """The service's write path acknowledges before enriching: nothing is scanned on it, and
     the drain worker's enrichment leads to the enriched texts' verdicts."""
     from disclosure.core.profiles import load_profile
-    from disclosure.service_host import service_profile
+    from disclosure.service.host import service_profile
 
     path = tmp_path / "deferred"
     sample = memories()[:-1]

@@ -4,7 +4,7 @@
 ``TIERED_DISCLOSURE_CHROMA_URL``, or the profile's own ``tiers.warm`` settings (``backend:
 server``, ``host``, ``port``, ``ssl``) put every namespace's vectors on that server, one
 collection per namespace (see :mod:`tiers.warm_layout`). The option wins over the variable,
-the variable over the profile. The :class:`~disclosure.pool.ControllerPool` (hence the HTTP
+the variable over the profile. The :class:`~disclosure.service.pool.ControllerPool` (hence the HTTP
 service, the local service and the CLI) reads the variable.
 """
 

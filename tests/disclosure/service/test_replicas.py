@@ -26,7 +26,7 @@ from tiers.config import DATABASE_URL_VARIABLE
 from tiers.memory import Memory
 from tiers.store import REPLICA_CHECK_SECONDS
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 
 
 def test_a_write_on_one_replica_is_disclosed_by_the_other(

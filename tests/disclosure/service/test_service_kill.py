@@ -14,13 +14,13 @@ from pathlib import Path
 
 import pytest
 
-from disclosure.client import MemoryClient
 from disclosure.service import find_service, stop_service
+from disclosure.service.client import MemoryClient
 from tiers.errors import ServiceError
 
 pytest.importorskip("uvicorn", reason="the [server] extra is not installed")
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 BATCH = 40
 ACKED_BEFORE_KILL = 160
 

@@ -19,8 +19,6 @@ from typing import Any
 
 import pytest
 
-from disclosure.client import AsyncMemoryClient, MemoryClient
-from disclosure.pool import ControllerPool
 from disclosure.service import (
     LOCK_FILE,
     SERVICE_FILE,
@@ -29,6 +27,8 @@ from disclosure.service import (
     stop_service,
     write_info,
 )
+from disclosure.service.client import AsyncMemoryClient, MemoryClient
+from disclosure.service.pool import ControllerPool
 from disclosure.storage.namespaces import iter_namespaces
 from tiers.errors import (
     MemoryNotFoundError,
@@ -39,7 +39,7 @@ from tiers.errors import (
 
 pytest.importorskip("uvicorn", reason="the [server] extra is not installed")
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 SAMPLE = REPO / "disclosure" / "data" / "sample_conversation.jsonl"
 NOW = ("--now", "2026-04-10T09:00:00+00:00")  # the morning after the sample conversation
 LEAN = "extends: default\nname: lean-service\ntiers:\n  warm:\n    embedder: none\n"

@@ -1,5 +1,5 @@
 """What both memory clients share: the requests' shapes, the answers' decoding, and the API's
-error codes mapped back to the library's exceptions (see :mod:`disclosure.client`)."""
+error codes mapped back to the library's exceptions (see :mod:`disclosure.service.client`)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from urllib.parse import quote
 
 import httpx
 
-from disclosure.error_codes import exception_for
+from disclosure.service.error_codes import exception_for
 from tiers.errors import (
     InvalidInputError,
     ServiceError,

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any, Self
 
 import httpx
 
-from disclosure.client_wire import (
+from disclosure.service.wire import (
     RETRIED,
     WireApi,
     add_body,

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 
 from disclosure.core.empty import EmptyAnswers
 from disclosure.core.profiles import Profile, load_profile
+from disclosure.service.vector_server import chroma_url_of, drop_server_vectors, with_chroma_url
 from disclosure.storage.namespaces import (
     MARKER_FILE,
     Namespace,
@@ -32,14 +33,13 @@ from disclosure.storage.namespaces import (
     make_namespace,
     namespace_dir,
 )
-from disclosure.vector_server import chroma_url_of, drop_server_vectors, with_chroma_url
 from tiers.backends import written_in_database
 from tiers.base import Embedder
 from tiers.errors import InvalidInputError, StorageError
 
 if TYPE_CHECKING:
-    from disclosure.client import MemoryClient
     from disclosure.core.controller import DisclosureController
+    from disclosure.service.client import MemoryClient
 
 log = logging.getLogger(__name__)
 
@@ -125,7 +125,7 @@ class ControllerPool:
             with self.lease(namespace) as controller:
                 yield controller
             return
-        from disclosure.client import MemoryClient
+        from disclosure.service.client import MemoryClient
 
         with MemoryClient(info.url, api_key=info.token, namespace=namespace.as_dict()) as client:
             yield client
@@ -243,7 +243,7 @@ class ControllerPool:
             return exc
         return StorageError(
             f"{exc}; the local service (pid {info.pid}, {info.url}) owns {self.root}: use "
-            "ControllerPool.memory(namespace) or disclosure.client.MemoryClient.for_root()"
+            "ControllerPool.memory(namespace) or disclosure.service.client.MemoryClient.for_root()"
         )
 
     def _discard(self, namespace: Namespace) -> None:

@@ -12,9 +12,9 @@ import pytest
 
 from disclosure import load_profile
 from disclosure.cli import main
-from disclosure.pool import ControllerPool
+from disclosure.service.pool import ControllerPool
+from disclosure.service.vector_server import CHROMA_URL_VARIABLE, chroma_url_of, with_chroma_url
 from disclosure.storage.namespaces import namespace_dir
-from disclosure.vector_server import CHROMA_URL_VARIABLE, chroma_url_of, with_chroma_url
 from tiers.chroma_client import open_client, release_client
 from tiers.chroma_server import ChromaServer
 from tiers.config import WarmConfig

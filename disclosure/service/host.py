@@ -54,7 +54,7 @@ def run_service(
     import uvicorn
 
     from disclosure.api import create_app
-    from disclosure.pool import ControllerPool
+    from disclosure.service.pool import ControllerPool
 
     root = Path(root).expanduser()
     lock = ServiceLock(root)

@@ -14,6 +14,15 @@ process
 A service file is trusted only while its lock is held: one whose lock is free was left by a dead
 process (a stale file) and is removed, never used. This module imports nothing heavy, so an
 entry point can look for a service before it decides what to load.
+
+The rest of the room: :mod:`~disclosure.service.host` runs the service (``disclosure serve
+--service``); :mod:`~disclosure.service.pool` opens one controller per namespace for every
+server; :mod:`~disclosure.service.client` holds the clients of the HTTP API, with
+:mod:`~disclosure.service.wire` (what both clients share) and
+:mod:`~disclosure.service.error_codes` (one table of error codes for the server and the
+clients); :mod:`~disclosure.service.vector_server` points a profile at a Chroma server. The
+file, lock and discovery stay in this package's own module, where ``disclosure.service`` has
+always been, so that path is the same module as before.
 """
 
 from __future__ import annotations
