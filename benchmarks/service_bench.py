@@ -100,7 +100,7 @@ def _locomo() -> Path:
 
 
 def _subset(path: Path, limit: int | None, base: Path) -> tuple[Path, int]:
-    from disclosure.cli.importers import read_memories
+    from disclosure.faces.cli.importers import read_memories
 
     memories, _ = read_memories(path)
     if limit:

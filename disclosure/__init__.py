@@ -40,7 +40,7 @@ if _TYPE_CHECKING:
         TierUnavailableError,
         TokenizerError,
     )
-    from disclosure.middleware.chat import CallOptions, DisclosureMiddleware, TurnRecord
+    from disclosure.faces.middleware.chat import CallOptions, DisclosureMiddleware, TurnRecord
     from disclosure.service.client import AsyncMemoryClient, MemoryClient
     from disclosure.service.pool import ControllerPool
     from disclosure.storage.namespaces import Namespace, default_home
@@ -60,7 +60,7 @@ _WHERE = {
     "analyzers": "DisclosureLevel QueryAnalysis TemporalReference",
     "disclosure.service.client": "AsyncMemoryClient MemoryClient",
     "disclosure.core.controller": "DisclosureController",
-    "disclosure.middleware.chat": "CallOptions DisclosureMiddleware TurnRecord",
+    "disclosure.faces.middleware.chat": "CallOptions DisclosureMiddleware TurnRecord",
     "disclosure.storage.namespaces": "Namespace default_home",
     "disclosure.service.pool": "ControllerPool",
     "disclosure.core.profiles": "Profile builtin_profiles load_profile",

@@ -41,6 +41,15 @@ MOVED = {
     "disclosure.pool": "disclosure.service.pool",
     "disclosure.service_host": "disclosure.service.host",
     "disclosure.vector_server": "disclosure.service.vector_server",
+    # the faces
+    "disclosure.api": "disclosure.faces.api",
+    "disclosure.cli": "disclosure.faces.cli",
+    "disclosure.extras": "disclosure.faces.extras",
+    "disclosure.limits": "disclosure.faces.limits",
+    "disclosure.mcp": "disclosure.faces.mcp",
+    "disclosure.memories": "disclosure.faces.memories",
+    "disclosure.middleware": "disclosure.faces.middleware",
+    "disclosure.viewer": "disclosure.faces.viewer",
     # the side stores
     "disclosure.citation_usage": "disclosure.storage.citation_usage",
     "disclosure.namespaces": "disclosure.storage.namespaces",

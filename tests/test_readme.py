@@ -92,5 +92,5 @@ def test_the_layout_names_every_package_and_pipeline_stage() -> None:
     stages = {p.stem for p in (REPO / "disclosure" / "core" / "pipeline").glob("*.py")}
     stages -= {"__init__"}
     assert "gather" in stages
-    pipeline = layout.split("pipeline/", 1)[1].split("namespaces.py", 1)[0]
+    pipeline = layout.split("pipeline/", 1)[1].split("\n  service/", 1)[0]
     assert {s for s in stages if s not in pipeline} == set()

@@ -35,9 +35,10 @@ def test_the_wheel_carries_profiles_and_data_and_runs_from_elsewhere(tmp_path: P
         assert f"disclosure/_builtin_profiles/{profile.name}" in names
     assert "disclosure/data/sample_conversation.jsonl" in names
     assert "safety/injection_model.json" in names
-    assert {"disclosure/viewer/static/viewer.css", "disclosure/viewer/static/viewer.js"} <= set(
-        names
-    )
+    assert {
+        "disclosure/faces/viewer/static/viewer.css",
+        "disclosure/faces/viewer/static/viewer.js",
+    } <= set(names)
     site = tmp_path / "site"
     zipfile.ZipFile(wheel).extractall(site)
     script = (

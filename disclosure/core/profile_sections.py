@@ -2,7 +2,7 @@
 
 ``isolation`` says whose memories are whose (one data directory per namespace, see
 :mod:`disclosure.storage.namespaces`); ``middleware`` how the chat middleware injects and records
-(:mod:`disclosure.middleware`); ``service`` the limits of the HTTP API and the MCP server.
+(:mod:`disclosure.faces.middleware`); ``service`` the limits of the HTTP API and the MCP server.
 
 They are read by the rooms above the core, but the profile (:mod:`disclosure.core.profiles`)
 holds them, so they live here, below every room that reads them.

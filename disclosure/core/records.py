@@ -1,4 +1,4 @@
-"""What the mem0-style facade (:mod:`disclosure.memories`) returns: plain, JSON-ready records.
+"""What the mem0-style facade (:mod:`disclosure.faces.memories`) returns: plain, JSON-ready records.
 
 The HTTP API returns the same models, so a memory reads alike from Python and over HTTP.
 """

@@ -53,7 +53,7 @@ def run_service(
     OpenAI-compatible base URL its ``/v1/chat/completions`` proxy forwards to (none: no proxy)."""
     import uvicorn
 
-    from disclosure.api import create_app
+    from disclosure.faces.api import create_app
     from disclosure.service.pool import ControllerPool
 
     root = Path(root).expanduser()

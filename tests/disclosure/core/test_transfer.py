@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 
 from disclosure import Profile
-from disclosure.cli import main
 from disclosure.core.transfer import export_namespace, import_namespace, read_export
+from disclosure.faces.cli import main
 from disclosure.service.pool import ControllerPool
 from disclosure.storage.namespaces import namespace_dir
 from tiers.chroma_server import ChromaServer

@@ -263,8 +263,8 @@ def test_the_fixed_factor_frontier_keeps_what_ended_within_the_scaled_budget() -
 def test_cli_flags_set_the_reader_the_adaptive_mode_and_the_oracle() -> None:
     """--reader/--adaptive apply to each --profile; --oracle asks for the oracle levels;
     --reader without --profile is a usage error."""
-    from disclosure.cli import UsageError, build_parser
-    from disclosure.cli.evaluate import _experiment
+    from disclosure.faces.cli import UsageError, build_parser
+    from disclosure.faces.cli.evaluate import _experiment
 
     parser = build_parser()
     args = parser.parse_args(

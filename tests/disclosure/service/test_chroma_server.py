@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from disclosure import load_profile
-from disclosure.cli import main
+from disclosure.faces.cli import main
 from disclosure.service.pool import ControllerPool
 from disclosure.service.vector_server import CHROMA_URL_VARIABLE, chroma_url_of, with_chroma_url
 from disclosure.storage.namespaces import namespace_dir
@@ -162,7 +162,7 @@ def test_cli_chroma_url_and_forget_all_drop_the_namespace_collection(
 
 
 def test_every_store_command_takes_the_chroma_url() -> None:
-    from disclosure.cli import build_parser
+    from disclosure.faces.cli import build_parser
 
     parser = build_parser()
     url = "http://10.0.0.9:8000"

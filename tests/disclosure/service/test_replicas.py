@@ -20,7 +20,7 @@ import pytest
 from disclosure.core.controller import DisclosureController
 from disclosure.core.profiles import Profile
 from tests.disclosure.conftest import make_lean_profile
-from tests.disclosure.test_cli_store import run
+from tests.disclosure.faces.cli.test_cli_store import run
 from tests.pg_server import free_port, unique_namespace
 from tiers.config import DATABASE_URL_VARIABLE
 from tiers.memory import Memory

@@ -449,7 +449,7 @@ def test_the_mem0_style_calls_and_the_mcp_write_tools_over_the_client(
     pytest.importorskip("mcp.server.mcpserver")
     from mcp import Client
 
-    from disclosure.mcp.server import create_mcp_server
+    from disclosure.faces.mcp.server import create_mcp_server
 
     _, _, service = shared
     with MemoryClient(service.url, api_key=service.token, namespace={"user": "mona"}) as memory:
