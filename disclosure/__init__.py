@@ -2,6 +2,24 @@
 
 The public surface; everything else lives in modules and may change.
 
+The package is built in rooms. A module imports modules of its own room and of the rooms below
+it, never of a room above (``tests/test_layout.py`` holds this, and that no imports go round in
+a circle)::
+
+    faces/          how people and programs reach it: api/, cli/, mcp/, middleware/, viewer/,
+                    memories.py (the mem0-style facade), extras.py, limits.py
+    service/        the local service (its file, lock and discovery), its host, the controller
+                    pool, the HTTP API's clients
+    evaluation/     A/B runs over the benchmark sets (beside service/: neither imports the other)
+    core/           the controller, its pipeline/, the profile, the results, transfer
+    consolidation/  summaries of what left the working set (the controller runs them)
+    storage/        a namespace's directory and the stores kept beside its tiers
+    (the root)      errors.py, safe_yaml.py, sample.py: small modules any room may use
+
+Bottom to top: root < storage < consolidation < core < service, evaluation < faces. This
+``__init__`` and ``__main__`` stand above them all. Below :mod:`disclosure` are the packages it
+builds on: :mod:`formatters` (over :mod:`safety`), :mod:`tiers` and :mod:`analyzers`.
+
 Modules that moved keep their old paths: :mod:`disclosure._moved` holds the table of old and
 new paths and the import hook that makes an old path the very module at the new one.
 """

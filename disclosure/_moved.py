@@ -27,6 +27,7 @@ MOVED = {
     "disclosure.citation_styles": "disclosure.core.citation_styles",
     "disclosure.controller": "disclosure.core.controller",
     "disclosure.empty": "disclosure.core.empty",
+    "disclosure.mcp.workflow": "disclosure.core.workflow",
     "disclosure.pipeline": "disclosure.core.pipeline",
     "disclosure.profiles": "disclosure.core.profiles",
     "disclosure.records": "disclosure.core.records",

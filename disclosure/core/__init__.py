@@ -8,9 +8,10 @@ budget; feedback after the reply). :mod:`~disclosure.core.result` is what ``disc
 :mod:`~disclosure.core.profile_sections`: the sections that the rooms above the core read).
 
 Beside them: :mod:`~disclosure.core.empty` (answers for a namespace nothing was ever written to),
-:mod:`~disclosure.core.citation_styles` (inline, footnote or reference citations) and
-:mod:`~disclosure.core.transfer` (export and import of a namespace, with
-:mod:`~disclosure.core.transfer_summaries`).
+:mod:`~disclosure.core.citation_styles` (inline, footnote or reference citations),
+:mod:`~disclosure.core.workflow` (search -> timeline -> details over one controller, which the
+MCP server, the HTTP API and the clients share) and :mod:`~disclosure.core.transfer` (export
+and import of a namespace, with :mod:`~disclosure.core.transfer_summaries`).
 
 Nothing is imported here, so that importing one module of the core loads only what it needs.
 """

@@ -38,7 +38,7 @@ from disclosure.core.records import (
     MemoryRecord,
     MemoryVersionRecord,
 )
-from disclosure.faces.mcp.workflow import search_index
+from disclosure.core.workflow import search_index
 from disclosure.faces.middleware.messages import default_session_id, message_text
 from disclosure.service.pool import ControllerPool
 from disclosure.storage.namespaces import Namespace, default_home

@@ -53,7 +53,7 @@ if TYPE_CHECKING:
     from disclosure.core.pipeline.feedback import FeedbackReport
     from disclosure.core.records import AddResult, MemoryRecord
     from disclosure.core.result import DisclosureResult
-    from disclosure.faces.mcp.workflow import IndexEntry
+    from disclosure.core.workflow import IndexEntry
     from tiers.memory import Memory
 
 

@@ -15,12 +15,17 @@ import secrets
 import signal
 import socket
 import sys
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from disclosure._version import __version__
 from disclosure.core.profiles import Profile, load_profile
 from disclosure.service import TOKEN_VARIABLE, ServiceInfo, ServiceLock, remove_info, write_info
+
+if TYPE_CHECKING:
+    from disclosure.service.pool import ControllerPool
 
 log = logging.getLogger(__name__)
 
@@ -43,17 +48,18 @@ def run_service(
     root: Path,
     profile: str | Path | Profile,
     *,
+    make_app: Callable[[ControllerPool, str], Any],
     host: str = "127.0.0.1",
     port: int = 0,
     max_open: int | None = None,
     log_level: str = "info",
-    upstream: str | None = None,
 ) -> int:
-    """Serve ``root`` as its local service until stopped; the exit code. ``upstream``: an
-    OpenAI-compatible base URL its ``/v1/chat/completions`` proxy forwards to (none: no proxy)."""
+    """Serve ``root`` as its local service until stopped; the exit code. ``make_app(pool,
+    token)`` builds the ASGI app it serves over ``pool``, with ``token`` its one access key
+    (``disclosure serve --service`` passes the HTTP API's ``create_app``: the service sits
+    below the faces and does not import them)."""
     import uvicorn
 
-    from disclosure.faces.api import create_app
     from disclosure.service.pool import ControllerPool
 
     root = Path(root).expanduser()
@@ -64,7 +70,7 @@ def run_service(
         listener = _listen(host, port)
         address = f"http://{_url_host(host)}:{listener.getsockname()[1]}"
         with ControllerPool(loaded, root=root, max_open=max_open) as pool:
-            app = create_app(pool=pool, api_keys=[token], upstream=upstream)
+            app = make_app(pool, token)
             server = uvicorn.Server(uvicorn.Config(app, log_level=log_level))
             info = ServiceInfo(
                 url=address,

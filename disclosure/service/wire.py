@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from disclosure.core.pipeline.feedback import FeedbackReport
     from disclosure.core.records import AddResult, MemoryRecord
     from disclosure.core.result import DisclosureResult
-    from disclosure.faces.mcp.workflow import IndexEntry
+    from disclosure.core.workflow import IndexEntry
     from tiers.memory import Memory
 
 
@@ -216,7 +216,7 @@ def stats_of(data: dict[str, Any]) -> dict[str, Any]:
 
 
 def index_of(data: dict[str, Any]) -> list[IndexEntry]:
-    from disclosure.faces.mcp.workflow import IndexEntry
+    from disclosure.core.workflow import IndexEntry
 
     return [IndexEntry.model_validate(r) for r in data["results"]]
 

@@ -22,17 +22,14 @@ import json
 import os
 import re
 import unicodedata
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from tiers.errors import NamespaceError, StorageError
 
-if TYPE_CHECKING:  # pydantic's import is not needed to find a namespace's directory
-    from disclosure.core.profile_sections import IsolationConfig
-
-# service_config.NAMESPACE_PARTS, repeated (a test keeps them equal) so that finding a
+# profile_sections.NAMESPACE_PARTS, repeated (a test keeps them equal) so that finding a
 # namespace's directory does not import pydantic
 NAMESPACE_PARTS = ("tenant", "user", "conversation")
 
@@ -110,7 +107,23 @@ def _problem(value: str) -> str | None:
     return None
 
 
-def make_namespace(isolation: IsolationConfig, parts: Mapping[str, str | None]) -> Namespace:
+class Isolation(Protocol):
+    """What a namespace is made under: the profile's ``isolation`` section
+    (:class:`~disclosure.core.profile_sections.IsolationConfig`, which the core defines above
+    this room; only these two of its fields are read here)."""
+
+    @property
+    def scope(self) -> Sequence[str]:
+        """The parts that name a namespace, in order."""
+        ...
+
+    @property
+    def required(self) -> bool:
+        """Whether a part not given is an error (else it is ``default``)."""
+        ...
+
+
+def make_namespace(isolation: Isolation, parts: Mapping[str, str | None]) -> Namespace:
     """The namespace that ``parts`` name under ``isolation``; every mistake is a NamespaceError.
 
     A part outside the scope is an error (so no caller believes it is isolated when it is not);

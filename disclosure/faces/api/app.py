@@ -21,6 +21,7 @@ from disclosure._version import __version__
 from disclosure.core.empty import nothing_stored
 from disclosure.core.profiles import Profile
 from disclosure.core.result import DisclosureResult
+from disclosure.core.workflow import search_index, timeline
 from disclosure.faces.api import memory_routes
 from disclosure.faces.api.errors import ApiError, install
 from disclosure.faces.api.guards import BodyLimit, RecentResults
@@ -49,7 +50,6 @@ from disclosure.faces.api.models import (
 from disclosure.faces.api.observability import ObservedRequests, Observer
 from disclosure.faces.api.queries import check_query_encoding, refuse_unknown_parameters
 from disclosure.faces.api.summaries import BackgroundConsolidation, add_routes
-from disclosure.faces.mcp.workflow import search_index, timeline
 from disclosure.faces.memories import MemoryBook
 from disclosure.faces.viewer import install_viewer
 from disclosure.service.pool import ControllerPool

@@ -10,7 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from analyzers import DisclosureLevel
 from disclosure.core.records import MemoryRecord
 from disclosure.core.result import DisclosedItem
-from disclosure.faces.mcp.workflow import IndexEntry
+from disclosure.core.workflow import IndexEntry
 from tiers.memory import MAX_ID_LENGTH, MAX_SUMMARY_CHARS, MemoryKind
 
 MAX_CONTENT_CHARS = 100_000

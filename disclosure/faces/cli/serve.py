@@ -6,13 +6,17 @@ import argparse
 import ipaddress
 import os
 import sys
+from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from disclosure.faces.cli.common import UsageError, add_store_options, pool_of, root_of
 from disclosure.faces.extras import require
 from tiers.config import DATABASE_URL_VARIABLE
 from tiers.errors import ServiceError
+
+if TYPE_CHECKING:
+    from disclosure.service.pool import ControllerPool
 
 DEFAULT_PORT = 8765
 
@@ -97,11 +101,11 @@ def _serve(args: argparse.Namespace) -> int:
         return run_service(
             root_of(args),
             with_chroma_url(load_profile(args.profile), chroma_url_of(args.chroma_url)),
+            make_app=partial(_service_app, upstream=args.upstream),
             host=args.host,
             port=args.port or 0,
             max_open=args.max_open,
             log_level=args.log_level,
-            upstream=args.upstream,
         )
     import uvicorn
 
@@ -159,6 +163,13 @@ def _serve(args: argparse.Namespace) -> int:
     finally:
         pool.close()
     return 0
+
+
+def _service_app(pool: ControllerPool, token: str, *, upstream: str | None) -> Any:
+    """The HTTP API as the local service serves it: the service's token is its one key."""
+    from disclosure.faces.api import create_app
+
+    return create_app(pool=pool, api_keys=[token], upstream=upstream)
 
 
 def _serve_mcp(args: argparse.Namespace) -> int:

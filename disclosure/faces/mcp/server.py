@@ -21,11 +21,11 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, Protocol, TypeVar, Un
 
 from pydantic import BaseModel, Field
 
+from disclosure.core import workflow
 from disclosure.core.empty import nothing_stored
 from disclosure.core.records import AddedMemory, AddResult, MemoryRecord
+from disclosure.core.workflow import IndexEntry
 from disclosure.faces.extras import require
-from disclosure.faces.mcp import workflow
-from disclosure.faces.mcp.workflow import IndexEntry
 from disclosure.service.pool import ControllerPool
 from disclosure.storage.namespaces import Namespace
 from tiers.errors import DisclosureError, InvalidInputError, MemoryNotFoundError

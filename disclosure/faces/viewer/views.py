@@ -10,7 +10,7 @@ from urllib.parse import quote
 
 from disclosure.consolidation.service import CollapsedSession
 from disclosure.consolidation.store import Summary
-from disclosure.faces.mcp.workflow import IndexEntry, search_index
+from disclosure.core.workflow import IndexEntry, search_index
 from disclosure.faces.viewer.html import badge, line_chart, qs, search_form, table
 
 if TYPE_CHECKING:

@@ -454,7 +454,7 @@ def test_index_lines_stay_one_line_for_memories_without_a_summary(
     controller: DisclosureController,
 ) -> None:
     """A memory stored without enrichment still reads as one short line in the layer-1 index."""
-    from disclosure.faces.mcp.workflow import search_index
+    from disclosure.core.workflow import search_index
 
     content = "Retry policy notes:\n" + "the gateway retries failed charges with backoff. " * 8
     controller.store.ingest([Memory(id="raw", content=content, speaker="Marco")])
