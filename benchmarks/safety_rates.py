@@ -394,7 +394,7 @@ FRESH_3_BENIGN = [
 def _fresh_4() -> tuple[list[str], list[str]]:
     """fresh_4 (benchmarks/injection_bank/fresh_4.txt): written before the classifier was
     trained, never trained or tuned on."""
-    from benchmarks.train_injection_model import read_bank
+    from benchmarks.injection_bank_files import read_bank
 
     items = read_bank(ROOT / "benchmarks" / "injection_bank" / "fresh_4.txt")
     return [i.text for i in items if i.label], [i.text for i in items if not i.label]

@@ -1,4 +1,4 @@
-"""Train the injection classifier shipped as formatters/injection_model.json.
+"""Train the injection classifier shipped as safety/injection_model.json.
 
 Reads the bank in benchmarks/injection_bank (hand-written attacks and ordinary memories, plus
 variations generated here from templates with a fixed seed), extracts the features
@@ -19,20 +19,17 @@ fresh_4.txt in the bank is a test set: it is never read here.
 from __future__ import annotations
 
 import argparse
-import base64
-import codecs
 import gzip
 import json
 import os
 import random
-import re
 import sys
 from collections import Counter
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
+from benchmarks.injection_bank_files import Item, read_bank
 from benchmarks.injection_variations import variations
 from disclosure.evaluation.experiment import (
     LONGMEMEVAL_ENV,
@@ -47,57 +44,6 @@ BANK = ROOT / "benchmarks" / "injection_bank"
 RESULTS = ROOT / "benchmarks" / "results" / "injection_model.json"
 SPENT_SEALED = ROOT / "benchmarks" / "sealed" / "injection_sealed.json"
 SEED = 20261125
-
-
-@dataclass(frozen=True)
-class Item:
-    text: str
-    label: int  # 1 attack, 0 benign
-    kind: str
-    source: str  # "hand" or "generated"
-
-
-_EXPAND = re.compile(r"\{\{(b64|hex|tags|url|rot13):(.*?)\}\}")
-
-
-def _expand(match: re.Match[str]) -> str:
-    how, text = match.group(1), match.group(2)
-    if how == "b64":
-        return base64.b64encode(text.encode()).decode()
-    if how == "hex":
-        return text.encode().hex()
-    if how == "tags":
-        return "".join(chr(0xE0000 + ord(c)) for c in text)
-    if how == "url":
-        return "".join(f"%{b:02x}" for b in text.encode())
-    return codecs.encode(text, "rot13")
-
-
-def expand(line: str) -> str:
-    """One line of a bank file as the memory it stands for: ``\\n`` is a line break, and
-    ``{{b64:...}}``, ``{{hex:...}}``, ``{{tags:...}}``, ``{{url:...}}``, ``{{rot13:...}}`` encode
-    their text."""
-    return _EXPAND.sub(_expand, line.replace("\\n", "\n"))
-
-
-def read_bank(path: Path) -> list[Item]:
-    """The items of a bank file: ``[attack:KIND]`` / ``[benign:KIND]`` headings (or ``[attack]``,
-    ``[benign]``), one text a line, ``#`` comments."""
-    items: list[Item] = []
-    label, kind = -1, ""
-    for raw in path.read_text(encoding="utf-8").splitlines():
-        line = raw.strip()
-        if not line or line.startswith("# "):
-            continue
-        heading = re.fullmatch(r"\[(attack|benign)(?::([\w-]+))?\]", line)
-        if heading:
-            label = int(heading.group(1) == "attack")
-            kind = heading.group(2) or heading.group(1)
-            continue
-        if label < 0:
-            raise ValueError(f"{path}: text before any heading: {line[:60]!r}")
-        items.append(Item(expand(line), label, kind, "hand"))
-    return items
 
 
 def chat_windows(n: int, rng: random.Random) -> list[Item]:
