@@ -9,6 +9,11 @@ package follows its package (``disclosure.pipeline.ranking`` is
 the finder that :func:`install` puts first on :data:`sys.meta_path` only maps names, and
 imports nothing until an old path is asked for.
 
+The finder and its loader implement the protocols of :class:`importlib.abc.MetaPathFinder`
+and :class:`importlib.abc.Loader` (``find_spec``; ``create_module`` and ``exec_module``)
+without subclassing them: importing :mod:`importlib.abc` loads :mod:`importlib.resources` and
+:mod:`tempfile`, which would double what ``import disclosure`` costs.
+
 New code imports the new paths. The table only grows: a path that was ever public stays.
 """
 
@@ -17,9 +22,14 @@ from __future__ import annotations
 import importlib
 import sys
 from collections.abc import Sequence
-from importlib.abc import Loader, MetaPathFinder
 from importlib.machinery import ModuleSpec
 from types import ModuleType
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # the type checker sees the ABCs; at run time they are not imported
+    from importlib.abc import Loader, MetaPathFinder
+else:
+    Loader = MetaPathFinder = object
 
 #: old dotted path -> new dotted path; a package's entry covers every module below it
 MOVED = {
@@ -72,7 +82,7 @@ def new_name(name: str) -> str | None:
 
 
 class MovedFinder(MetaPathFinder):
-    """Finds an old path and hands over the module at its new path."""
+    """Finds an old path and hands over the module at its new path (a meta path finder)."""
 
     def find_spec(
         self, fullname: str, path: Sequence[str] | None, target: ModuleType | None = None

@@ -1,4 +1,4 @@
-"""The profile sections of the service layer: ``isolation``, ``middleware`` and ``service``.
+"""The profile sections the rooms above the core read: ``isolation``, ``middleware``, ``service``.
 
 ``isolation`` says whose memories are whose (one data directory per namespace, see
 :mod:`disclosure.storage.namespaces`); ``middleware`` how the chat middleware injects and records
