@@ -280,8 +280,11 @@ class Gen:
     def commit(self, n: int = 40) -> str:
         return self.keep("commit_id", self.chars(HEX, n))
 
+    def uuid_value(self) -> str:
+        return str(uuid.UUID(int=self.rng.getrandbits(128), version=4))
+
     def uuid(self) -> str:
-        return self.keep("uuid", str(uuid.UUID(int=self.rng.getrandbits(128), version=4)))
+        return self.keep("uuid", self.uuid_value())
 
     def base64_data(self, n_bytes: int = 120) -> str:
         raw = bytes(self.rng.getrandbits(8) for _ in range(n_bytes))
