@@ -11,11 +11,12 @@ written before them and measured once when they were final):
 
 Real conversations hold few secrets: the turns of both dev sets (LoCoMo, LongMemEval; any
 redaction there is most likely a false positive, and each is listed by kind) are redacted too,
-which also times ordinary chat text. Latency is wall clock per text: ordinary chat turns,
-the corpus's texts, a 4 KB tool output, and 100,000-character adversarial strings built to make
-a backtracking pattern take quadratic time (runs of prefixes, of token characters, of
-``name=`` pairs, unclosed key blocks, ...). Prints a table and writes
-benchmarks/results/secrets_rates.json.
+which also times ordinary chat text. Latency is wall clock and CPU time per text: ordinary
+chat turns, the corpus's texts, a 4 KB tool output, a 100 KB log and a 100 KB base64 blob (the
+longest memory ingest takes), what ingest pays per memory (``for_storage``), and the CPU time
+of 100,000-character adversarial strings built to make a backtracking pattern take quadratic
+time (runs of prefixes, of token characters, of ``name=`` pairs, unclosed key blocks, ...).
+Prints a table and writes benchmarks/results/secrets_rates.json.
 
     python -m benchmarks.secrets_rates [--corpus all|tuning|held_out] [--misses]
 """
@@ -23,7 +24,9 @@ benchmarks/results/secrets_rates.json.
 from __future__ import annotations
 
 import argparse
+import base64
 import json
+import random
 import statistics
 import time
 from collections import Counter, defaultdict
@@ -46,6 +49,7 @@ MARKER_KIND = {
     "azure_client_secret": "azure_clientsecret",
 }  # fmt: skip
 ADVERSARIAL_CHARS = 100_000
+LARGE = 100_000  # tiers.ingest.max_content_chars: the longest memory ingest takes
 
 
 def gone(planted: Planted, redacted: str) -> bool:
@@ -226,6 +230,11 @@ def latency(cases: list[Case], chats: dict[str, list[str]]) -> dict[str, object]
     out["corpus"] = summary(timed(corpus * 5), 5 * sum(map(len, corpus)))
     tool = ("\n".join(c.text for c in cases) * 2)[:4096]
     out["tool_output_4kb"] = summary(timed([tool] * 200), 200 * len(tool))
+    log = ("\n".join(c.text for c in cases) * 20)[:LARGE]
+    blob = base64.b64encode(random.Random(1).randbytes(LARGE * 3 // 4)).decode()
+    out["log_100kb"] = summary(timed([log] * 5), 5 * len(log))
+    out["base64_100kb"] = summary(timed([blob] * 5), 5 * len(blob))
+    out["memory_for_storage"] = per_memory(chats)
     hostile = {}
     for name, make in adversarial().items():
         text = make(ADVERSARIAL_CHARS)
@@ -234,6 +243,22 @@ def latency(cases: list[Case], chats: dict[str, list[str]]) -> dict[str, object]
     for name, row in out.items():
         print(f"latency {name}: {row}")
     return out
+
+
+def per_memory(chats: dict[str, list[str]]) -> dict[str, float]:
+    """What ingest pays per memory (``for_storage``: private spans, then secrets in the
+    content, summary, entities and metadata), on the LoCoMo turns as Memory records."""
+    from disclosure.pipeline.ingest import for_storage
+    from tiers import Memory
+
+    texts = chats.get("locomo") or [c.text for c in tuning.cases()]
+    memories = [Memory(id=f"m{i}", content=t, metadata={"source": "bench"}) for i, t in
+                enumerate(texts)]  # fmt: skip
+    cpu = time.thread_time()
+    for memory in memories:
+        for_storage(memory)
+    spent = time.thread_time() - cpu
+    return {"memories": len(memories), "cpu_us_per_memory": round(spent / len(memories) * 1e6, 2)}
 
 
 def _print_rates(name: str, row: dict[str, object]) -> None:

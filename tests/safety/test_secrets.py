@@ -6,6 +6,7 @@ from __future__ import annotations
 import base64
 import json
 import random
+import re
 import string
 
 import pytest
@@ -206,6 +207,26 @@ def test_redaction_is_idempotent_on_mixed_texts(parts: list[str], glue: str) -> 
     pass then finds it, which is more redaction, never less.)"""
     once = redact(glue.join(parts)).text
     assert redact(once).text == once
+
+
+_MARKER_TEXT = re.compile(r"\[redacted:[a-z0-9_]+\]")
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.one_of(st.sampled_from(_FRAGMENTS), st.text(min_size=1, max_size=40)), max_size=10)
+)
+def test_redaction_only_replaces_spans_with_markers(parts: list[str]) -> None:
+    """Any text, even random Unicode: what is not a marker is the input's own text, in order,
+    and there is one reported kind per marker."""
+    text = "".join(parts)
+    result = redact(text)
+    assert len(_MARKER_TEXT.findall(result.text)) - len(_MARKER_TEXT.findall(text)) == result.count
+    position = 0
+    for piece in _MARKER_TEXT.split(result.text):
+        found = text.find(piece, position)
+        assert found >= 0
+        position = found + len(piece)
 
 
 def test_redact_field_uses_the_name() -> None:
