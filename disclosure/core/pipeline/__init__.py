@@ -1,7 +1,7 @@
 """The stages of ingest and disclose, one module each; the controller calls them in order.
 
 Ingest: :mod:`~disclosure.core.pipeline.ingest` (memories from what the caller passed, private spans
-removed, entities and summaries added) -> the tiered store ->
+removed, secrets redacted, entities and summaries added) -> the tiered store ->
 :mod:`~disclosure.core.pipeline.caches` invalidated, :mod:`~disclosure.core.pipeline.participants`
 told the new speakers.
 
