@@ -1,15 +1,15 @@
-"""Detection and false-positive rates of safety.filter, and its latency per memory.
+"""Detection and false-positive rates of safeguards.filter, and its latency per memory.
 
 Corpora, and how far each was tuned on:
 
-- ``development`` (tests/safety/test_filter.py) and ``broad`` (hidden text and shape-based
-  attacks, tests/safety/test_injection_corpus.py): written with the rules, tuned on.
+- ``development`` (tests/safeguards/test_filter.py) and ``broad`` (hidden text and shape-based
+  attacks, tests/safeguards/test_injection_corpus.py): written with the rules, tuned on.
 - ``held_out``, ``second_round``, ``third_round`` (below): each written after a round of rules
   and first measured untuned (``second_round`` 4 of 10, ``third_round`` 8 of 15), tuned on since.
 - ``fresh`` (20 + 20): written after the shape rules, first measured untuned at 10 of 20 attacks
   and 1 of 20 benign flagged; tuned on while the combined signals were built.
 - ``fresh_2`` (30 attacks of varied kinds and languages, 30 hard benign texts): written before
-  the signals (:mod:`safety.injection_signals`) and measured on the phrase and shape rules
+  the signals (:mod:`safeguards.injection_signals`) and measured on the phrase and shape rules
   then in place: 7 of 30 attacks and 2 of 30 benign flagged. Its misses were then looked at
   while building the signals, so its figure since is a tuned one too.
 - ``fresh_3`` (30 + 30): written after the last change to the rules and never tuned on: the
@@ -17,7 +17,7 @@ Corpora, and how far each was tuned on:
   and 1 of 30 benign flagged. (It was written before two last small changes, which a chat
   transcript in the test suite called for: speaker labels are not addresses, and one shape rule
   weighs 0.6; it was first measured after them, and nothing was changed since.) With the
-  learned classifier (:mod:`safety.injection_model`) first measured at 28 of 30 attacks and
+  learned classifier (:mod:`safeguards.injection_model`) first measured at 28 of 30 attacks and
   2 of 30 benign, never trained on; but the bank the classifier learned from was written by
   someone who had read these texts and the README's list of what they showed slipping
   through, so the figure is not blind.
@@ -55,7 +55,7 @@ import time
 from pathlib import Path
 
 from disclosure.sample import load_sample_conversation
-from safety.filter import neutralize
+from safeguards.filter import neutralize
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -407,7 +407,7 @@ def _sealed(name: str = "injection_sealed.json") -> tuple[list[str], list[str]]:
 
 
 def _latency(texts: list[str]) -> dict[str, float]:
-    import safety.filter as screen
+    import safeguards.filter as screen
 
     def scan(text: str) -> object:  # uncached: every text scanned afresh
         return screen._scan_at(text, 0)
@@ -462,7 +462,7 @@ def _disclose_cost() -> dict[str, float]:
     import statistics
     import tempfile
 
-    import safety.filter as screen
+    import safeguards.filter as screen
     from disclosure import DisclosureController
     from formatters import fields
 
@@ -526,7 +526,7 @@ def _disclose_cost() -> dict[str, float]:
 
 
 def _corpus(name: str) -> tuple[list[str], list[str]]:
-    path = ROOT / "tests" / "safety" / name
+    path = ROOT / "tests" / "safeguards" / name
     spec = importlib.util.spec_from_file_location(path.stem + "_corpus", path)
     assert spec and spec.loader
     module = importlib.util.module_from_spec(spec)

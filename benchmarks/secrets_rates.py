@@ -1,4 +1,4 @@
-"""How much of the secrets corpus :mod:`safety.secrets` replaces, how many look-alikes it
+"""How much of the secrets corpus :mod:`safeguards.secrets` replaces, how many look-alikes it
 touches, and what it costs per memory.
 
 Rates, per corpus (benchmarks/secrets_bank: ``tuning``, written with the patterns; ``held_out``,
@@ -35,14 +35,14 @@ from pathlib import Path
 
 from benchmarks.secrets_bank import held_out, tuning
 from benchmarks.secrets_bank.fakes import Case, Planted
-from safety import redact
+from safeguards import redact
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "benchmarks" / "results" / "secrets_rates.json"
 DATASETS = ROOT.parent / "shared" / "datasets"
 WINDOW = 8
 # the corpus names kinds in plain words; markers spell a few so the injection filter's
-# sensitive-word signal does not fire on them (see safety.secrets)
+# sensitive-word signal does not fire on them (see safeguards.secrets)
 MARKER_KIND = {
     "password": "passwd", "secret": "credential", "private_key": "privkey", "api_key": "apikey",
     "aws_secret_key": "aws_secretkey", "google_api_key": "google_apikey",

@@ -1,8 +1,8 @@
-"""Train the injection classifier shipped as safety/injection_model.json.
+"""Train the injection classifier shipped as safeguards/injection_model.json.
 
 Reads the bank in benchmarks/injection_bank (hand-written attacks and ordinary memories, plus
 variations generated here from templates with a fixed seed), extracts the features
-:mod:`safety.injection_model` uses (on the same views :mod:`safety.filter` scans), and
+:mod:`safeguards.injection_model` uses (on the same views :mod:`safeguards.filter` scans), and
 fits a logistic regression with numpy (L2, classes weighted equally, full-batch Adam).
 
 Validation is by technique: each kind of attack and each kind of benign memory in turn is held
@@ -36,8 +36,8 @@ from disclosure.evaluation.experiment import (
     LONGMEMEVAL_RELATIVE,
     default_dataset_path,
 )
-from safety.filter import _scan_at, is_flagged, learned_view
-from safety.injection_model import MODEL_PATH, features, windows
+from safeguards.filter import _scan_at, is_flagged, learned_view
+from safeguards.injection_model import MODEL_PATH, features, windows
 
 ROOT = Path(__file__).resolve().parents[1]
 BANK = ROOT / "benchmarks" / "injection_bank"
@@ -71,7 +71,7 @@ def chat_windows(n: int, rng: random.Random) -> list[Item]:
 
 
 def corpus_items() -> list[Item]:
-    """The corpora the rules were tuned on (tests/safety and benchmarks/safety_rates.py up to
+    """The corpora the rules were tuned on (tests/safeguards and benchmarks/safety_rates.py up to
     fresh_2): always trained on, never in a validation fold. fresh_3 and fresh_4 stay out."""
     from benchmarks import safety_rates as rates
 
@@ -331,7 +331,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     weights, bias = fit(feats, labels, l2=args.l2, epochs=args.epochs, min_df=args.min_df)
     model = {
-        "about": "logistic regression over safety.injection_model features; trained by "
+        "about": "logistic regression over safeguards.injection_model features; trained by "
         "benchmarks/train_injection_model.py",
         "seed": SEED,
         "bank": {"attacks": int(labels.sum()), "benign": int((1 - labels).sum())},

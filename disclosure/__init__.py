@@ -18,7 +18,7 @@ a circle)::
 
 Bottom to top: root < storage < consolidation < core < service, evaluation < faces. This
 ``__init__`` and ``__main__`` stand above them all. Below :mod:`disclosure` are the packages it
-builds on: :mod:`formatters` (over :mod:`safety`), :mod:`tiers` and :mod:`analyzers`.
+builds on: :mod:`formatters` (over :mod:`safeguards`), :mod:`tiers` and :mod:`analyzers`.
 
 Modules that moved keep their old paths: :mod:`disclosure._moved` holds the table of old and
 new paths and the import hook that makes an old path the very module at the new one.

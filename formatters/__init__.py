@@ -21,7 +21,7 @@ exact token budget::
 Modules: ``base`` (the contract), ``layout`` (the packing engine), ``chronological``, ``blocks``
 and ``jsonfmt`` (the built-ins, listed in ``builtin``), ``fields`` (how each field reads),
 ``citations``, ``wrapper``, ``tokens``, ``registry``. Private spans and the injection filter,
-which every field passes, live in the :mod:`safety` package; this package re-exports the names
+which every field passes, live in the :mod:`safeguards` package; this package re-exports the names
 it always did (``FLAG_NOTE``, ``Finding``, ``neutralize``, ``scan``, ``strip_private``).
 """
 
@@ -52,7 +52,7 @@ from formatters.wrapper import (
     wrap,
     wrapper_overhead,
 )
-from safety import FLAG_NOTE, Finding, neutralize, scan, strip_private
+from safeguards import FLAG_NOTE, Finding, neutralize, scan, strip_private
 from tiers.registry import Registry
 
 __all__ = [

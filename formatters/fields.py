@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from functools import lru_cache
 
-from safety.filter import FLAG_NOTE, neutralize, strip_private
+from safeguards.filter import FLAG_NOTE, neutralize, strip_private
 from tiers.memory import MAX_SUMMARY_CHARS, Memory
 
 ELLIPSIS = "…"

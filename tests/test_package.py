@@ -11,15 +11,15 @@ import pytest
 
 from tests.imports import REPO, cycle, import_graph
 
-PACKAGES = ("analyzers", "tiers", "safety", "formatters", "disclosure")
+PACKAGES = ("analyzers", "tiers", "safeguards", "formatters", "disclosure")
 
 # Which of our packages each package may import (the README's Layout).
 ALLOWED = {
     "tiers": {"tiers"},
     "analyzers": {"analyzers"},
-    "safety": {"safety", "tiers"},
-    "formatters": {"formatters", "tiers", "safety"},
-    "disclosure": {"disclosure", "tiers", "formatters", "analyzers", "safety"},
+    "safeguards": {"safeguards", "tiers"},
+    "formatters": {"formatters", "tiers", "safeguards"},
+    "disclosure": {"disclosure", "tiers", "formatters", "analyzers", "safeguards"},
 }
 
 
@@ -59,8 +59,8 @@ def _imported_packages(path: Path) -> set[str]:
 
 @pytest.mark.parametrize("name", PACKAGES)
 def test_imports_run_one_way(name: str) -> None:
-    """analyzers and tiers import neither each other nor the rest; safety only tiers;
-    formatters only tiers and safety; none of them disclosure (only user code does)."""
+    """analyzers and tiers import neither each other nor the rest; safeguards only tiers;
+    formatters only tiers and safeguards; none of them disclosure (only user code does)."""
     offenders = {
         str(path.relative_to(REPO)): sorted(_imported_packages(path) - ALLOWED[name])
         for path in (REPO / name).rglob("*.py")

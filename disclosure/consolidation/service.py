@@ -18,7 +18,7 @@ from disclosure.consolidation.summarize import SummarizerFn
 from disclosure.storage.sidetables import SideTables
 from formatters.base import Rendered
 from formatters.tokens import TokenCounter
-from safety.filter import neutralize
+from safeguards.filter import neutralize
 from tiers.store import TieredStore
 
 OVERVIEW_HEADER = "## Overview (consolidated summaries; cited sources hold the detail)"

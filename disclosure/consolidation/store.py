@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Literal
 
 from disclosure.storage.sidetables import SideTables, SqliteTables
-from safety import redact
+from safeguards import redact
 from tiers.sql import SqlConnection
 
 SUMMARY_FILE = "summaries.sqlite3"

@@ -1,7 +1,7 @@
 """The DisclosureController: for each query, the most useful memory in the fewest tokens.
 
 Ingest: privacy filter (``<private>`` spans never stored; secrets become ``[redacted:<kind>]``
-markers, see :mod:`safety.secrets`) -> enrichment (entities, summary) ->
+markers, see :mod:`safeguards.secrets`) -> enrichment (entities, summary) ->
 the tiered store (archive first, then hot, then the warm index through its outbox) -> cache
 invalidation. With a background drain (the local service) the store's worker does the
 enrichment instead, just before embedding, and the caches are invalidated again.
@@ -61,7 +61,7 @@ from formatters import (
     get_token_counter,
 )
 from formatters.citations import parse_citations
-from safety.filter import known_verdicts
+from safeguards.filter import known_verdicts
 from tiers import Memory, TieredStore, get_embedder
 from tiers.base import Embedder
 from tiers.errors import InvalidInputError, MemoryNotFoundError

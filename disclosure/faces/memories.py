@@ -10,7 +10,7 @@ For people used to ``mem0.Memory``::
         m.get_all(user_id="alice")  # paged: pass .next_cursor back as cursor=
 
 Differences worth knowing: memories are stored verbatim, turn by turn (no model extracts
-"facts"; only secrets are replaced by ``[redacted:<kind>]`` markers, see :mod:`safety.secrets`);
+"facts"; only secrets are replaced by ``[redacted:<kind>]`` markers, see :mod:`safeguards.secrets`);
 ids are per namespace, so every call names the user (``user_id``, the namespace part
 ``user``; other parts such as the tenant are fixed when the facade is made); an id or a citation
 (``mem:a7Bc3x``) names a memory; ``history`` lists the versions the archive keeps

@@ -1,12 +1,12 @@
 """Kept verdicts of the prompt-injection scan: each memory text is scanned once, not at its first
 showing in every process.
 
-The formatters scan every piece of memory text before showing it (:mod:`safety.filter`), a
+The formatters scan every piece of memory text before showing it (:mod:`safeguards.filter`), a
 few tenths of a millisecond per text: over 10k memories, where most memories a query shows are
 shown for the first time, that was most of a disclose's rendering. This store keeps, in
 ``scan_verdicts.sqlite3`` of an embedded namespace's data directory, a digest (16-byte BLAKE2b)
-of each memory text found clean under :data:`safety.filter.FILTER_VERSION`; rendering asks it
-before scanning a text the process has not seen (:func:`safety.filter.known_verdicts`).
+of each memory text found clean under :data:`safeguards.filter.FILTER_VERSION`; rendering asks it
+before scanning a text the process has not seen (:func:`safeguards.filter.known_verdicts`).
 
 - Filled after ingest (the content and summary of each memory written) and after the drain
   worker's enrichment (new summaries), by a background thread, so ingest does not wait for the
@@ -35,7 +35,7 @@ from pathlib import Path
 
 from disclosure.storage.sidefiles import open_or_rebuild
 from disclosure.storage.sidetables import SqliteTables
-from safety.filter import FILTER_VERSION, is_clean, neutralize, strip_private
+from safeguards.filter import FILTER_VERSION, is_clean, neutralize, strip_private
 from tiers import Memory
 from tiers.errors import StorageError
 
@@ -96,7 +96,7 @@ class ScanVerdicts:
             self._tables.erase(["clean"])
 
     def known_clean(self, text: str) -> bool:
-        """Whether ``text`` was found clean by this filter before (safety.filter.Verdicts)."""
+        """Whether ``text`` was found clean by this filter before (safeguards.filter.Verdicts)."""
         try:
             rows = self._tables.rows("SELECT 1 FROM clean WHERE digest = ?", (digest(text),))
         except StorageError as exc:  # a verdict is an optimisation: scan instead
@@ -186,7 +186,7 @@ class ScanVerdicts:
 
 
 class AnswerVerdicts:
-    """What rendering one answer asks (safety.filter.Verdicts): the verdicts read up front
+    """What rendering one answer asks (safeguards.filter.Verdicts): the verdicts read up front
     answer first, then the file; ``missed`` says whether a text had none (so it was scanned,
     and the answer's memories are worth recording)."""
 

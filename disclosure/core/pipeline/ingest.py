@@ -4,7 +4,7 @@
   memory or a string passed where a list belongs is refused with a message saying what to pass).
 - ``<private>...</private>`` spans are removed from the content and the summary (and from string
   values in metadata); a memory left with no content is not stored at all.
-- Secrets (:mod:`safety.secrets`) in the content, the summary, the entities and the metadata
+- Secrets (:mod:`safeguards.secrets`) in the content, the summary, the entities and the metadata
   become markers naming their kind (``[redacted:github_token]``), unless the profile's
   ``tiers.ingest.redact_secrets`` is off. A metadata value under a name that says secret
   (``{"api_key": ...}``) is replaced whole. Every way into the store passes here (the
@@ -24,8 +24,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from analyzers import AnalyzerConfig, enrich_many
-from safety import redact, redact_field
-from safety.filter import strip_private
+from safeguards import redact, redact_field
+from safeguards.filter import strip_private
 from tiers import Memory
 from tiers.errors import InvalidInputError
 from tiers.memory import MAX_SUMMARY_CHARS, memories_of

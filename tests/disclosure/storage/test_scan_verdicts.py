@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-import safety.filter as screen
+import safeguards.filter as screen
 from disclosure import DisclosureLevel
 from disclosure.core.controller import DisclosureController
 from disclosure.core.profiles import Profile

@@ -1,4 +1,4 @@
-"""A small learned classifier of injected instructions (used by :mod:`safety.filter`).
+"""A small learned classifier of injected instructions (used by :mod:`safeguards.filter`).
 
 The phrase, shape and signal rules catch what they were written after; new phrasings, other
 languages and orders that look like ordinary sentences slip past them. This model scores a text

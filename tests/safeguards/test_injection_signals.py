@@ -1,4 +1,4 @@
-"""The combined signals of safety.injection_signals, and the hidden channels added with them:
+"""The combined signals of safeguards.injection_signals, and the hidden channels added with them:
 each signal is found in an attack and not in ordinary talk that uses the same words, and no
 single signal flags a text on its own."""
 
@@ -8,10 +8,10 @@ import codecs
 
 import pytest
 
-from safety import neutralize
-from safety.filter import is_flagged, scan
-from safety.injection_hidden import hidden_payloads
-from safety.injection_signals import SIGNALS, obfuscation_hit, signal_hits
+from safeguards import neutralize
+from safeguards.filter import is_flagged, scan
+from safeguards.injection_hidden import hidden_payloads
+from safeguards.injection_signals import SIGNALS, obfuscation_hit, signal_hits
 
 
 def kinds(text: str) -> set[str]:

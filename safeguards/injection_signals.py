@@ -1,5 +1,5 @@
 """Independent signals of an injected instruction, scored together (used by
-:mod:`safety.filter`).
+:mod:`safeguards.filter`).
 
 The phrase and shape rules recognise attacks they were written after; new phrasings slip past
 them. These signals look at what any instruction to a model must have instead, each on its own

@@ -1,6 +1,6 @@
-"""The patterns behind :mod:`safety.filter`: what looks like prompt injection, and how a
+"""The patterns behind :mod:`safeguards.filter`: what looks like prompt injection, and how a
 flagged text is defanged. Each rule has a kind, a name (reported in findings) and a weight; a
-text is flagged when its findings weigh at least 1 (see :func:`safety.filter.is_flagged`).
+text is flagged when its findings weigh at least 1 (see :func:`safeguards.filter.is_flagged`).
 
 Phrase rules run on a folded view of the text (lower case, zero-width characters removed, NFKC,
 Cyrillic and Greek look-alikes and leetspeak mapped to Latin, letter-spaced words joined);

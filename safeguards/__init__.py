@@ -1,10 +1,11 @@
 """What must never reach a model, or the store, as it was written: private spans, secrets,
 and injected instructions.
 
-Before anything is stored, :mod:`safety.secrets` replaces recognisable secrets by a marker naming
-their kind; every piece of memory text a formatter renders passes :mod:`safety.filter`::
+Before anything is stored, :mod:`safeguards.secrets` replaces recognisable secrets by a marker
+naming their kind; every piece of memory text a formatter renders passes
+:mod:`safeguards.filter`::
 
-    from safety import neutralize, redact, strip_private
+    from safeguards import neutralize, redact, strip_private
 
     text = strip_private(text)          # <private>...</private> spans removed
     text = redact(text).text            # secrets replaced: [redacted:github_token]
@@ -24,7 +25,7 @@ it imports nothing of this project's but possibly :mod:`tiers`, and :mod:`format
 with it.
 """
 
-from safety.filter import (
+from safeguards.filter import (
     FILTER_VERSION,
     FLAG_NOTE,
     Finding,
@@ -36,7 +37,7 @@ from safety.filter import (
     scan,
     strip_private,
 )
-from safety.secrets import KINDS, MARKER, Redaction, marker, redact, redact_field
+from safeguards.secrets import KINDS, MARKER, Redaction, marker, redact, redact_field
 
 __all__ = [
     "FILTER_VERSION",

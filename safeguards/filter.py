@@ -12,8 +12,8 @@ Two defences, applied by every built-in formatter to every piece of memory text 
   quotes, links lose ``http``) and the formatter prefixes it with :data:`FLAG_NOTE`. Text that is
   not flagged is returned unchanged, so benign memories stay verbatim.
 
-What counts (the rules are in :mod:`safety.injection_rules`; the corpora in
-``tests/safety/test_filter.py`` and ``benchmarks/safety_rates.py``, with measured rates):
+What counts (the rules are in :mod:`safeguards.injection_rules`; the corpora in
+``tests/safeguards/test_filter.py`` and ``benchmarks/safety_rates.py``, with measured rates):
 instructions to ignore or override earlier instructions (English plus nine other languages,
 matched on a view that undoes case, spacing, zero-width characters, full-width forms, Cyrillic
 look-alikes and leetspeak), requests to reveal the system prompt, persona switches ("you are now
@@ -23,10 +23,10 @@ headings (``<system>``, ``</user>``, ``### System:``, ``[SYSTEM]``), tool-call m
 the memory wrapper (``[End memory context]``) and Markdown image or link exfiltration
 (``![x](https://evil/?q=...)``). Markers inside Markdown code (fenced or inline) count as quoted,
 at a quarter of their weight, so documentation *about* these markers is not flagged on their
-account alone. Beyond these, independent signals (:mod:`safety.injection_signals`: who the
+account alone. Beyond these, independent signals (:mod:`safeguards.injection_signals`: who the
 text addresses, control verbs, claimed authority, evasion, overrides, sensitive targets,
 obfuscation) each weigh under 1 and flag a text only when several combine. Last, a small learned
-classifier (:mod:`safety.injection_model`: a logistic regression over words, stems and
+classifier (:mod:`safeguards.injection_model`: a logistic regression over words, stems and
 concept words in many languages plus the kinds of the rule findings, trained offline, shipped as
 JSON weights) scores the folded text and flags it on its own when its probability reaches the
 threshold fixed in training; it also scores what hidden text decodes to. It also vetoes: a text
@@ -58,16 +58,16 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Protocol
 
-from safety import (
+from safeguards import (
     injection_hidden,
     injection_model,
     injection_rules,
     injection_shapes,
     injection_signals,
 )
-from safety.injection_hidden import hidden_payloads, tag_text, without_tags
-from safety.injection_model import load_model
-from safety.injection_rules import (
+from safeguards.injection_hidden import hidden_payloads, tag_text, without_tags
+from safeguards.injection_model import load_model
+from safeguards.injection_rules import (
     BADGE_QUERY,
     DEFANG_BRACKETS,
     DEFANG_RULES,
@@ -76,7 +76,7 @@ from safety.injection_rules import (
     PHRASE_RULES,
     Rule,
 )
-from safety.injection_shapes import (
+from safeguards.injection_shapes import (
     GATES,
     LOOKALIKES,
     MIXED_SCRIPT_RULE,
@@ -85,7 +85,7 @@ from safety.injection_shapes import (
     SHAPE_RULES,
     TOOL_IDENTIFIER_RULE,
 )
-from safety.injection_signals import obfuscation_hit, signal_hits
+from safeguards.injection_signals import obfuscation_hit, signal_hits
 
 __all__ = [
     "FILTER_VERSION",
@@ -337,7 +337,7 @@ def _rule_kinds(findings: Iterable[Finding]) -> tuple[str, ...]:
 
 
 def _probability(bare: str, folded: str, findings: list[Finding]) -> float:
-    """The classifier's (:mod:`safety.injection_model`) probability that the text is an
+    """The classifier's (:mod:`safeguards.injection_model`) probability that the text is an
     injected order; the rules' findings so far are among its features."""
     return load_model().probability(folded, bare, _rule_kinds(findings))
 
@@ -366,7 +366,7 @@ def _veto(probability: float, folded: str, findings: list[Finding]) -> list[Find
 
 
 def _signal_findings(raw: str, folded: str, lower: str) -> list[Finding]:
-    """One finding per kind of evidence (see :mod:`safety.injection_signals`): each weighs
+    """One finding per kind of evidence (see :mod:`safeguards.injection_signals`): each weighs
     under 1, so a text is flagged by signals only when several kinds combine."""
     views = (folded,) if folded == lower else (folded, lower)
     found = [
@@ -395,7 +395,7 @@ def _mixed_words(lower: str) -> list[re.Match[str]]:
 
 
 def _hidden_findings(text: str, depth: int, *, learned: bool) -> list[Finding]:
-    """Findings in what the text hides (see :mod:`safety.injection_hidden`): invisible tag
+    """Findings in what the text hides (see :mod:`safeguards.injection_hidden`): invisible tag
     characters flag on their own; a comment or an encoded run adds weight when what it hides
     is itself suspicious."""
     found: list[Finding] = []

@@ -3,10 +3,10 @@ its kind, ``[redacted:github_token]``.
 
 What is recognised (see :data:`KINDS`):
 
-- credentials in a provider's own format (:mod:`safety.secret_tokens`): AWS access key ids,
+- credentials in a provider's own format (:mod:`safeguards.secret_tokens`): AWS access key ids,
   GitHub, GitLab, Slack, Stripe, OpenAI, Anthropic, Twilio, SendGrid, npm, PyPI, Google,
   Hugging Face and other tokens, Slack and Discord webhooks, JWTs;
-- secrets known by where they stand (:mod:`safety.secret_context`): private key blocks (PEM,
+- secrets known by where they stand (:mod:`safeguards.secret_context`): private key blocks (PEM,
   OpenSSH, PGP, also with escaped newlines inside JSON), passwords in URLs
   (``postgres://user:PASSWORD@host``), ``Authorization`` headers and ``Bearer``/``Basic``
   credentials, values given to names that say secret (``*_PASSWORD``, ``*_TOKEN``,
@@ -15,7 +15,8 @@ What is recognised (see :data:`KINDS`):
   secret key next to its key id, ``.netrc`` passwords.
 
 A name's value counts when it is a secret by its looks: any password or secret a person may
-choose, a token or key only when it looks machine-made (:func:`safety.secret_values.looks_random`).
+choose, a token or key only when it looks machine-made
+(:func:`safeguards.secret_values.looks_random`).
 Left alone: hashes, commit ids, UUIDs (except under a key or token name), base64 data, version
 strings, paths, URLs without credentials, public keys and certificates, Stripe publishable keys,
 and placeholders that say what they stand for: ``<TOKEN>``, ``${SECRET}``, ``{{ vault.x }}``,
@@ -40,9 +41,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from itertools import compress
 
-from safety import secret_context as context
-from safety.secret_names import classify, kind_of
-from safety.secret_tokens import TOKEN_KINDS, token_spans
+from safeguards import secret_context as context
+from safeguards.secret_names import classify, kind_of
+from safeguards.secret_tokens import TOKEN_KINDS, token_spans
 
 __all__ = ["KINDS", "MARKER", "Redaction", "marker", "redact", "redact_field"]
 

@@ -14,8 +14,8 @@ import base64
 
 import pytest
 
-from safety import FLAG_NOTE, neutralize
-from safety.filter import scan
+from safeguards import FLAG_NOTE, neutralize
+from safeguards.filter import scan
 
 
 def tags(text: str) -> str:

@@ -6,8 +6,8 @@ import re
 
 import pytest
 
-from safety import neutralize, scan, strip_private
-from safety.filter import is_flagged
+from safeguards import neutralize, scan, strip_private
+from safeguards.filter import is_flagged
 
 # Attacks seen in the wild (indirect injection through retrieved text), in several phrasings,
 # obfuscations and languages. Each must be flagged.

@@ -1,7 +1,7 @@
 """Injection recognised by its shape, not by a list of phrases: an order addressed to the model,
 a claim of authority, a role written as chat JSON, an order to call a tool, a persona game, a
-request to print what came before. Used with :mod:`safety.injection_rules` by
-:mod:`safety.filter`.
+request to print what came before. Used with :mod:`safeguards.injection_rules` by
+:mod:`safeguards.filter`.
 
 Most shapes alone weigh 0.5: ordinary talk has some of them (a game of chess, an actor who stays
 in character, a user who approved a change), attacks combine them. ``SHAPE_RULES`` run on the
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from safety.injection_rules import Rule
+from safeguards.injection_rules import Rule
 
 _I = re.IGNORECASE | re.MULTILINE
 _MODEL = (

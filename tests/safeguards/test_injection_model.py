@@ -1,4 +1,4 @@
-"""The learned injection classifier (safety/injection_model.py): it loads from the package
+"""The learned injection classifier (safeguards/injection_model.py): it loads from the package
 with nothing downloaded, flags attacks written for this test (in none of the training data),
 and leaves ordinary memories alone. Rates on the larger corpora are in
 ``benchmarks/safety_rates.py``; held-out rates of the training bank in
@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from safety import neutralize
-from safety.filter import _scan_at, is_flagged, learned_view, scan
-from safety.injection_model import MODEL_PATH, InjectionModel, load_model, windows
+from safeguards import neutralize
+from safeguards.filter import _scan_at, is_flagged, learned_view, scan
+from safeguards.injection_model import MODEL_PATH, InjectionModel, load_model, windows
 
 TESTS = Path(__file__).parent
 
@@ -74,7 +74,7 @@ def rules_flag(text: str) -> bool:
 
 def test_the_model_ships_in_the_package_and_loads_offline() -> None:
     """The weights are a file beside the module (nothing is fetched) and read as plain JSON."""
-    assert MODEL_PATH.parent == Path(__file__).parents[2] / "safety"
+    assert MODEL_PATH.parent == Path(__file__).parents[2] / "safeguards"
     data = json.loads(MODEL_PATH.read_text(encoding="utf-8"))
     model = load_model()
     assert isinstance(model, InjectionModel)
@@ -164,9 +164,9 @@ def test_an_ordinary_text_the_rules_flag_is_vetoed_unless_it_hides_text(
         # a threshold above every probability: only the rules and the veto decide
         return InjectionModel(shipped.weights, shipped.bias, 1.01, veto)
 
-    monkeypatch.setattr("safety.filter.load_model", lambda: with_veto(0.0))
+    monkeypatch.setattr("safeguards.filter.load_model", lambda: with_veto(0.0))
     assert is_flagged(_scan_at(shown, 0))
-    monkeypatch.setattr("safety.filter.load_model", lambda: with_veto(1.01))
+    monkeypatch.setattr("safeguards.filter.load_model", lambda: with_veto(1.01))
     vetoed = _scan_at(shown, 0)
     assert not is_flagged(vetoed)
     assert [f.rule for f in vetoed if f.weight < 0] == ["classifier-ordinary"]

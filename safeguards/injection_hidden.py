@@ -1,5 +1,5 @@
 """Text that a memory hides from a human reader but a model still reads, made visible so the
-injection rules can scan it (see :mod:`safety.filter`).
+injection rules can scan it (see :mod:`safeguards.filter`).
 
 - Unicode tag characters (U+E0020-U+E007E) spell ASCII invisibly; only emoji flag sequences
   (a black flag, tag letters, a cancel tag) use them legitimately.

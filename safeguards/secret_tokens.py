@@ -16,7 +16,7 @@ import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
-from safety.secret_values import is_placeholder, looks_random
+from safeguards.secret_values import is_placeholder, looks_random
 
 _TOKEN_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")
 _END = r"(?![A-Za-z0-9_\-])"

@@ -13,8 +13,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from safety import KINDS, MARKER, Redaction, marker, neutralize, redact, redact_field, scan
-from safety.secret_names import classify
+from safeguards import KINDS, MARKER, Redaction, marker, neutralize, redact, redact_field, scan
+from safeguards.secret_names import classify
 
 _RNG = random.Random(27)
 ALNUM = string.ascii_letters + string.digits

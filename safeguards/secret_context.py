@@ -14,8 +14,8 @@ import re
 import string
 from collections.abc import Iterator
 
-from safety.secret_names import classify, kind_of
-from safety.secret_values import (
+from safeguards.secret_names import classify, kind_of
+from safeguards.secret_values import (
     is_expression,
     is_hex,
     is_path_or_url,
