@@ -59,14 +59,18 @@ from pathlib import Path
 from typing import Protocol
 
 from formatters import (
+    injection_ciphers,
     injection_hidden,
     injection_model,
+    injection_orders,
     injection_rules,
     injection_shapes,
     injection_signals,
 )
+from formatters.injection_ciphers import cipher_payloads
 from formatters.injection_hidden import hidden_payloads, tag_text, without_tags
 from formatters.injection_model import load_model
+from formatters.injection_orders import order_hits
 from formatters.injection_rules import (
     BADGE_QUERY,
     DEFANG_BRACKETS,
@@ -269,14 +273,20 @@ def _filter_version() -> str:
     digest = hashlib.sha256(f"unicode {unicodedata.unidata_version}\n".encode())
     modules = (
         sys.modules[__name__],
+        injection_ciphers,
         injection_hidden,
         injection_model,
+        injection_orders,
         injection_rules,
         injection_shapes,
         injection_signals,
     )
     files = sorted({Path(str(m.__file__)) for m in modules})
-    files.append(injection_model.MODEL_PATH)
+    files += [
+        injection_model.MODEL_PATH,
+        injection_orders.LEXICON_PATH,
+        injection_ciphers.WORDS_PATH,
+    ]
     for file in files:
         digest.update(file.name.encode() + b"\0" + file.read_bytes() + b"\0")
     return digest.hexdigest()[:32]
@@ -288,7 +298,7 @@ def _scan(text: str) -> tuple[Finding, ...]:
 
 
 def _scan_at(text: str, depth: int, *, learned: bool = True) -> tuple[Finding, ...]:
-    if not text or not _TRIGGER.search(text):
+    if not text or not (_TRIGGER.search(text) or _may_order(text)):
         return ()
     bare = _ZERO_WIDTH.sub("", text)
     nfkc = unicodedata.normalize("NFKC", bare)
@@ -305,6 +315,7 @@ def _scan_at(text: str, depth: int, *, learned: bool = True) -> tuple[Finding, .
     findings += [_finding(MIXED_SCRIPT_RULE, m.group(0)) for m in _mixed_words(lower)]
     findings += [_finding(TOOL_IDENTIFIER_RULE, m.group(0)) for m in _tool_orders(lower)]
     findings += _signal_findings(text, folded, lower)
+    findings += _order_findings(text, lower)
     probability = None
     if learned:
         probability = _probability(bare, folded, findings)
@@ -379,6 +390,26 @@ def _signal_findings(raw: str, folded: str, lower: str) -> list[Finding]:
     return found
 
 
+def _may_order(text: str) -> bool:
+    """Whether a text without any word the rules look for still holds an order of
+    :mod:`formatters.injection_orders` or an encoding of :mod:`formatters.injection_ciphers`
+    (both cheap beside the full scan)."""
+    lower = " ".join(unicodedata.normalize("NFKC", text).lower().split())
+    if any(weight >= 0.5 for _, weight, _ in order_hits(lower, text)):
+        return True  # an errand's hint alone does not: "TODO: add the table" is a note
+    return bool(cipher_payloads(text))
+
+
+def _order_findings(raw: str, lower: str) -> list[Finding]:
+    """Orders recognised by what they ask and of whom (see :mod:`formatters.injection_orders`):
+    errands, triggers, tasks for whoever summarises, orders in other languages."""
+    view = " ".join(lower.split())  # lower case, not folded: the lexicon has Cyrillic words
+    return [
+        Finding(kind, f"order-{kind}", excerpt[:_EXCERPT_CHARS], weight)
+        for kind, weight, excerpt in order_hits(view, raw)
+    ]
+
+
 def _gate_open(name: str, folded: str) -> bool:
     words = GATES.get(name)
     return words is None or any(word in folded for word in words)
@@ -409,14 +440,45 @@ def _hidden_findings(text: str, depth: int, *, learned: bool) -> list[Finding]:
             inner = _scan_at(payload, depth + 1, learned=learned)
         if how != "reference-link" and SECOND_PERSON.search(payload):
             inner += (_finding(_ADDRESSED_RULE, payload),)  # hidden text that speaks to "you"
-        if not any(not f.quoted for f in inner):
+        if not any(_suspicious(f) for f in inner):
             continue
         found += [Finding(f.kind, f"{how}:{f.rule}", f.excerpt, f.weight, f.quoted) for f in inner]
         found.append(_finding(_HIDDEN_RULE, payload, weight=0.5))
+    for how, payload in cipher_payloads(text):
+        inner = _scan_at(payload, depth + 1, learned=learned)
+        if not inner:  # too few words for the full scan to start: the orders are still read
+            lower = unicodedata.normalize("NFKC", payload).lower()
+            inner = tuple(_order_findings(payload, lower))
+        # a decoding counts when it says something on its own: a puzzle or a palindrome that
+        # decodes to ordinary words is not hidden text
+        if not _says_something(inner):
+            continue
+        found += [Finding(f.kind, f"{how}:{f.rule}", f.excerpt, f.weight, f.quoted) for f in inner]
+        found.append(_finding(_CIPHER_RULE, payload, weight=_CIPHER_WEIGHT))
     return found
 
 
+def _suspicious(finding: Finding) -> bool:
+    """Whether a finding in hidden text makes it suspicious: anything not quoted, except an
+    errand's hint alone (a comment that says "TODO: move the table" is a note, not an order)."""
+    return not finding.quoted and not (finding.kind == "errand" and finding.weight < 0.5)
+
+
 _HIDDEN_RULE = Rule("hidden", "hidden-suspicious-text", re.compile("$^"))
+_CIPHER_RULE = Rule("hidden", "encoded-suspicious-text", re.compile("$^"))
+# A decoding that says something adds this weight to what it says.
+_CIPHER_WEIGHT = 0.75
+_ORDER_KINDS = frozenset({"errand", "trigger", "reader_task", "foreign_order"})
+
+
+def _says_something(findings: tuple[Finding, ...]) -> bool:
+    """Whether a decoded text is an order: an order of :mod:`formatters.injection_orders`, even
+    an errand's hint (innocent text does not reverse, shift or spell an errand by chance), or
+    findings weighing half a flag."""
+    plain = [f for f in findings if not f.quoted]
+    return any(f.kind in _ORDER_KINDS for f in plain) or sum(f.weight for f in plain) >= 0.5
+
+
 _ADDRESSED_RULE = Rule("hidden", "hidden-text-addresses-you", re.compile("$^"), weight=0.5)
 
 
