@@ -10,7 +10,8 @@ This module finds them from cues in a lexicon written per language
 
 - ``errand``: an action on systems, accounts or money (``act``) with what it is done to
   (``target``) in one sentence, as an order (in English, at the start of a clause or after
-  "you should", "please" ...); it weighs 0.25, and 1 with a claimed approval or a dispensed
+  "you should", "please" ...); it weighs 0.25 (0.5 on everything or on production: "all", "the
+  entire", "prod"), and 1 with a claimed approval or a dispensed
   check (``auth``), with secrecy, or with an outside address (e-mail, URL, IBAN, phone) in the
   same sentence;
 - ``trigger``: a condition or a later moment with something to say (or to do to an outside
@@ -31,6 +32,7 @@ from __future__ import annotations
 
 import json
 import re
+import unicodedata
 from bisect import bisect_right
 from dataclasses import dataclass
 from functools import lru_cache
@@ -57,6 +59,10 @@ _SPACED = (
 )
 _ANYWHERE_CHAR = re.compile(f"[{_ANYWHERE}{_SPACED}]")
 _ANYWHERE_RUN = re.compile(f"[{_ANYWHERE}]")
+_SPACED_CHAR = re.compile(f"[{_SPACED}]")
+_INDIC = re.compile("[\u0900-\u0dff]")
+# categories of nouns, whose endings change with case (a verb's ending says it is an order)
+_NOUNS = frozenset({"target", "model", "rules", "prompt", "reader", "discuss"})
 # every character of a script without spaces (group 1), or the start of a word (group 2)
 _POSITIONS = re.compile(rf"([{_ANYWHERE}])|(?<![\w.'{_SPACED}-])([\w.{_SPACED}][\w{_SPACED}]*)")
 _KEY = 3  # letters of a word a cue is indexed by
@@ -110,6 +116,7 @@ class Lexicon:
         case, whitespace collapsed)."""
         found = []
         words, runs, singles = self.words, self.runs, self.singles
+        size = len(view)
         for token in _POSITIONS.finditer(view):
             i = token.start()
             if token.group(1):  # a character of a script without spaces
@@ -122,25 +129,89 @@ class Lexicon:
                 if len(word) < _KEY:
                     candidates = candidates + words.get(word, [])
             for cue in candidates:
-                end = _match_end(cue, view, i)
-                if end >= 0:
+                if cue.pattern is None:
+                    if not view.startswith(cue.literal, i):
+                        continue
+                    end = i + len(cue.literal)
+                else:
+                    matched = cue.pattern.match(view, i)
+                    if matched is None:
+                        continue
+                    end = matched.end()
+                if cue.stem or end >= size or not (view[end].isalnum() or view[end] == "_"):
                     found.append((i, cue.category, cue.language, view[i:end]))
         return found
 
 
 # What may stand before an English verb that is an order: the start of a clause, or words that
-# lead into one ("please", "go ahead and", "you should", "can you" ...). Matched on the few
-# characters before the verb.
-_LEAD_TAIL = re.compile(
-    r"(?:^|[.!?;:\n(\"'`$\u201c\u2014\u2013,]|\s-|\b(?:please|pls|kindly|just|now|then|also|and|so|"
-    r"run|execute|"
-    r"first|next|simply|immediately|quickly|asap|today|tonight|go\s+ahead\s+and|make\s+sure\s+"
-    r"(?:to|you)|remember\s+to|be\s+sure\s+to|forget\s+to|you\s+(?:must|should|need\s+to|have\s+"
-    r"to|can|may)|need\s+you\s+to|(?:can|could|would|will)\s+you|feel\s+free\s+to|abeg|help\s+me|"
-    r"time\s+to|should|must|shall|(?:is|are|has|have|needs?)\s+to|step\s+\d+\s*[:.-]?|todo\s*"
-    r"(?:\([^)]*\))?\s*:?|permanently|completely|fully|quietly|silently|secretly|urgently))\s*$"
+# lead into one ("please", "go ahead and", "you should", "can you" ...). Read on the few words
+# before the verb.
+_LEAD_MARKS = frozenset(".!?;:\n(\"'`$\u201c\u2014\u2013,-*\u2022")
+_LEAD_WORDS = (
+    frozenset(
+        {
+            "please",
+            "pls",
+            "kindly",
+            "just",
+            "now",
+            "then",
+            "also",
+            "and",
+            "so",
+            "first",
+            "next",
+            "simply",
+            "immediately",
+            "quickly",
+            "asap",
+            "today",
+            "tonight",
+            "abeg",
+            "should",
+            "must",
+            "shall",
+            "run",
+            "execute",
+            "permanently",
+            "completely",
+            "fully",
+            "quietly",
+            "silently",
+            "secretly",
+            "urgently",
+        }
+    ),
+    frozenset(
+        {
+            "sure to",
+            "sure you",
+            "remember to",
+            "forget to",
+            "you must",
+            "you should",
+            "you can",
+            "you may",
+            "need you",
+            "can you",
+            "could you",
+            "would you",
+            "will you",
+            "free to",
+            "help me",
+            "time to",
+            "is to",
+            "are to",
+            "has to",
+            "have to",
+            "need to",
+            "needs to",
+            "you to",
+            "ahead and",
+        }
+    ),
 )
-_LEAD_CHARS = 32
+_LEAD_CHARS = 40
 # English verbs of these categories are nouns as often ("a report", "the answer"): they count
 # as orders only after a lead (above).
 _LED = frozenset({"act", "say"})
@@ -148,15 +219,21 @@ _LED = frozenset({"act", "say"})
 
 def _led(view: str, position: int) -> bool:
     """Whether the English word at ``position`` of ``view`` stands where an order begins."""
-    start = max(0, position - _LEAD_CHARS)
-    prefix = ("x" if start else "") + view[start:position]  # "^" only at the text's start
-    return bool(_LEAD_TAIL.search(prefix))
+    prefix = view[max(0, position - _LEAD_CHARS) : position].rstrip()
+    if not prefix:
+        return position < _LEAD_CHARS or not view[:position].strip()
+    if prefix[-1] in _LEAD_MARKS:
+        return True
+    words = prefix.split()[-2:]
+    return words[-1] in _LEAD_WORDS[0] or " ".join(words) in _LEAD_WORDS[1]
 
 
 def _cue(category: str, language: str, text: str) -> _Cue:
     anywhere = bool(_ANYWHERE_CHAR.search(text))
     stem = text.endswith("*")
     body = text.rstrip("*")
+    if category in _NOUNS and _SPACED_CHAR.search(body):
+        body = _stem(body)
     pattern = None
     if "*" in body:
         parts = [re.escape(p) for p in body.split("*")]
@@ -166,20 +243,13 @@ def _cue(category: str, language: str, text: str) -> _Cue:
     return _Cue(category, language, literal, pattern, stem or anywhere or open_end, anywhere)
 
 
-def _match_end(cue: _Cue, view: str, i: int) -> int:
-    if cue.pattern is not None:
-        found = cue.pattern.match(view, i)
-        if found is None:
-            return -1
-        end = found.end()
-    elif view.startswith(cue.literal, i):
-        end = i + len(cue.literal)
-    else:
-        return -1
-    if cue.stem or end >= len(view):
-        return end
-    after = view[end]
-    return -1 if after.isalnum() or after == "_" else end
+def _stem(word: str) -> str:
+    """A noun in an Indic script without its last vowel sign or virama, which its case changes
+    (Tamil உதவியாளர் -> உதவியாளரே, Telugu సూచనలు -> సూచనలన్నింటినీ)."""
+    stem = word
+    while stem and unicodedata.category(stem[-1]) in ("Mn", "Mc") and _INDIC.match(stem[-1]):
+        stem = stem[:-1]
+    return stem if len(stem) >= 3 else word
 
 
 @lru_cache(maxsize=1)
@@ -200,9 +270,8 @@ def load_lexicon(path: Path = LEXICON_PATH) -> Lexicon:
 
 _EXTERNAL = re.compile(
     r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+|https?://|\bwww\.|(?<![\w.])[\w-]+\.(?:example|com|net|org|io|sh|xyz|"
-    r"ru|cn|co|me|app|dev|info|biz)\b|\b[A-Z]{2}\d{2}(?:\s?[A-Z0-9]{4}){3,7}|\+\d[\d\s-]{7,}\d|"
-    r"\b(?:\d{4}[ -]){3}\d{4}\b|\baccount\s+(?:ending|number|no\.?)\s*\d|\bssh-(?:rsa|ed25519)\b",
-    re.IGNORECASE,
+    r"ru|cn|co|me|app|dev|info|biz)\b|\b[a-z]{2}\d{2}(?:\s?[a-z0-9]{4}){3,7}|\+\d[\d\s-]{7,}\d|"
+    r"\b(?:\d{4}[ -]){3}\d{4}\b|\baccount\s+(?:ending|number|no\.?)\s*\d|\bssh-(?:rsa|ed25519)\b"
 )
 # A name the text speaks to: "Priya, can you ...", "Hi Tom", "... thanks, Leo.", "@dana".
 _NOT_NAMES = (
@@ -224,20 +293,18 @@ _DESCRIBED = re.compile(
     r"will|would|can|cannot|can't|may|might|needs?\s+to|has\s+to|is\s+(?:supposed|expected|"
     r"allowed|told|asked)\s+to|calls|reads|runs|asks|refuses|passes|fails|approves|deletes|sends)\b"
     r"|\b(?:rubric|policy|test\s+case|eval(?:uation)?|guard|guardrail|prompt\s+design|system\s+"
-    r"prompt\s+(?:says|tells)|we\s+(?:added|tell|teach|instruct))\b",
-    re.IGNORECASE,
-)
-# Words of people discussing an attack: the orders in such a text are examples.
-_DISCUSSED = re.compile(
-    r"\b(?:attackers?|attacks?|injections?|payloads?|phish\w*|red[- ]team\w*|pen-?test\w*|"
-    r"threat\s+model|exploit\w*|malicious|jailbreak\w*|for\s+example|e\.g\.|such\s+as|write-?up|"
-    r"the\s+paper|the\s+talk|adversar\w*|scam\w*|fraudsters?|post-?mortem|incident\s+review)\b",
-    re.IGNORECASE,
+    r"prompt\s+(?:says|tells)|we\s+(?:added|tell|teach|instruct))\b"
 )
 # "tell them to forward it": advice to pass on, not a claim to make
 _ADVICE = re.compile(
     r"\b(?:tell|ask|advise|remind|direct|encourage|invite)\s+(?:them|him|her|people|everyone|"
     r"the\s+(?:user|customer|client|caller|visitor)s?)\s+to\b"
+)
+# an errand on everything, or on production: "delete all backups", "wipe the entire database"
+_SCOPE = re.compile(
+    r"\b(?:all|every|entire|everything|whole|permanently|production|prod|root|todos|todas|tous|"
+    r"toutes|alle|allen|все|всё|всех|tutti|tutte|wszystkie|tüm|bütün|semua|zote|tất\s+cả)\b|"
+    r"所有|全部|すべて|全て|모든|ทั้งหมด|सभी|सारे|सब|সব|அனைத்து|అన్ని|همه|تمام|جميع|كل"
 )
 _INSTEAD = re.compile(r"\binstead\b|\brather\s+than\b|\beven\s+though\b")
 _URL = re.compile(r"\b(?:https?|ftp)://\S+|\bwww\.\S+")
@@ -292,7 +359,7 @@ def _view_hits(lexicon: Lexicon, view: str, raw: str) -> list[tuple[str, float, 
     starts, stops = [0, *ends], [*ends, len(view)]
     context = _Context(
         named=bool(_NAMED.search(raw)),
-        discussed="discuss" in everywhere or bool(_DISCUSSED.search(raw)),
+        discussed="discuss" in everywhere,
         everywhere=everywhere,
     )
     hits = []
@@ -306,6 +373,8 @@ def _view_hits(lexicon: Lexicon, view: str, raw: str) -> list[tuple[str, float, 
             continue
         outside = {"external": "external"} if _EXTERNAL.search(text) else {}
         advice = {"say": ""} if "say" in cats and _ADVICE.search(text) else {}
+        if _SCOPE.search(text):
+            outside["scope"] = "all"
         if "trigger" in cats and _INSTEAD.search(text):
             outside["say"] = "instead"  # "give X instead of the real one"
         hits += _sentence_hits(_merged(cats, outside, advice), context, text.strip())
@@ -355,7 +424,7 @@ def _sentence_hits(
     scale = 0.5 if context.discussed else 1.0
     hits = []
     if "act" in cats and "target" in cats and not context.named:
-        weight = _ERRAND_WEIGHT
+        weight = 0.5 if "scope" in cats else _ERRAND_WEIGHT
         if "auth" in anywhere or hidden or "external" in cats:
             weight = 1.0
         hits.append(("errand", weight * scale, excerpt))

@@ -25,7 +25,12 @@ the memory wrapper (``[End memory context]``) and Markdown image or link exfiltr
 at a quarter of their weight, so documentation *about* these markers is not flagged on their
 account alone. Beyond these, independent signals (:mod:`formatters.injection_signals`: who the
 text addresses, control verbs, claimed authority, evasion, overrides, sensitive targets,
-obfuscation) each weigh under 1 and flag a text only when several combine. Last, a small learned
+obfuscation) each weigh under 1 and flag a text only when several combine. Orders that never
+address a model are read by what they ask and of whom (:mod:`formatters.injection_orders`, from
+a lexicon of 25 languages): errands on the user's systems for whoever reads, conditional and
+deferred triggers, tasks for whoever summarises or reviews. Text hidden by reversal, acrostics
+and shifted alphabets is decoded (:mod:`formatters.injection_ciphers`) and counts when what it
+says is an order. Last, a small learned
 classifier (:mod:`formatters.injection_model`: a logistic regression over words, stems and
 concept words in many languages plus the kinds of the rule findings, trained offline, shipped as
 JSON weights) scores the folded text and flags it on its own when its probability reaches the
@@ -37,11 +42,11 @@ as ``classifier-ordinary`` with a negative weight that cancels the rules'.
 
 Scanning is the costly part of showing a memory (a few tenths of a millisecond per text), so a
 caller may keep verdicts: :data:`FILTER_VERSION` fingerprints everything a verdict depends on
-(this module, the rule, shape, signal and hidden-text modules, the classifier and its weights,
-Python's Unicode tables), :func:`is_clean` scans a text without the process caches, and inside
-``with known_verdicts(source):`` :func:`neutralize` asks ``source`` before scanning a text the
-process has not seen. Only "clean" verdicts can be kept that way; a flagged text is always
-scanned (its defanged form and findings are needed).
+(this module, the rule, shape, signal, order, cipher and hidden-text modules, the classifier and
+its weights, the order lexicon, the word list, Python's Unicode tables), :func:`is_clean` scans a
+text without the process caches, and inside ``with known_verdicts(source):`` :func:`neutralize`
+asks ``source`` before scanning a text the process has not seen. Only "clean" verdicts can be
+kept that way; a flagged text is always scanned (its defanged form and findings are needed).
 """
 
 from __future__ import annotations
