@@ -303,7 +303,7 @@ def _scan(text: str) -> tuple[Finding, ...]:
 
 
 def _scan_at(text: str, depth: int, *, learned: bool = True) -> tuple[Finding, ...]:
-    if not text or not (_TRIGGER.search(text) or _may_order(text)):
+    if not text or not (_TRIGGER.search(text) or _may_order(text, depth)):
         return ()
     bare = _ZERO_WIDTH.sub("", text)
     nfkc = unicodedata.normalize("NFKC", bare)
@@ -395,14 +395,14 @@ def _signal_findings(raw: str, folded: str, lower: str) -> list[Finding]:
     return found
 
 
-def _may_order(text: str) -> bool:
+def _may_order(text: str, depth: int) -> bool:
     """Whether a text without any word the rules look for still holds an order of
     :mod:`formatters.injection_orders` or an encoding of :mod:`formatters.injection_ciphers`
     (both cheap beside the full scan)."""
     lower = " ".join(unicodedata.normalize("NFKC", text).lower().split())
     if any(weight >= 0.5 for _, weight, _ in order_hits(lower, text)):
         return True  # an errand's hint alone does not: "TODO: add the table" is a note
-    return bool(cipher_payloads(text))
+    return depth == 0 and bool(cipher_payloads(text))
 
 
 def _order_findings(raw: str, lower: str) -> list[Finding]:
@@ -449,7 +449,9 @@ def _hidden_findings(text: str, depth: int, *, learned: bool) -> list[Finding]:
             continue
         found += [Finding(f.kind, f"{how}:{f.rule}", f.excerpt, f.weight, f.quoted) for f in inner]
         found.append(_finding(_HIDDEN_RULE, payload, weight=0.5))
-    for how, payload in cipher_payloads(text):
+    # a reversed, shifted or acrostic text is decoded once: what it decodes to is not decoded
+    # again that way (reversing a reversal gives back the text)
+    for how, payload in cipher_payloads(text) if depth == 0 else ():
         inner = _scan_at(payload, depth + 1, learned=learned)
         if not inner:  # too few words for the full scan to start: the orders are still read
             lower = unicodedata.normalize("NFKC", payload).lower()
