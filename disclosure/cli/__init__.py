@@ -36,6 +36,7 @@ COMMAND_NAMES = (
     "tokens",
     "evaluate",
     "doctor",
+    "agent",
     "hook",
 )
 EXIT_ERROR = 1
