@@ -113,13 +113,15 @@ def _entry(
         meta["title"] = title
     if isinstance(metadata.get("model_slug"), str):
         meta["model"] = metadata["model_slug"]
+    if role == "tool" and isinstance(author.get("name"), str):
+        meta["tool"] = author["name"]  # python, browser, dalle...: no participant names
     return Entry(
         id=f"{SOURCE}:{conversation}:{ident}"[:256],
         session_id=conversation[:200],
         role=role,
         text=text if len(text) <= MAX_TEXT_CHARS else text[:MAX_TEXT_CHARS] + "\n[... cut ...]",
         timestamp=datetime.fromtimestamp(when, UTC).isoformat() if when else None,
-        speaker=str(author.get("name") or role) if role == "tool" else role,
+        speaker=role,
         metadata=meta,
     )
 

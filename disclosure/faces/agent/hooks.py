@@ -229,7 +229,7 @@ def tool_use(hook: Hook) -> None:
         "content": text,
         "session_id": hook.session_id,
         "kind": OBSERVATION_KIND,
-        "speaker": tool,
+        "speaker": None,  # a tool is no participant: "Read" would name one in "read the docs"
         "timestamp": datetime.now(UTC).isoformat(),
         "metadata": {**metadata, "cwd": str(hook.project)},
     }
@@ -291,9 +291,10 @@ def _entry_memory(entry: Any) -> dict[str, Any]:
         "content": entry.text,
         "session_id": entry.session_id,
         "kind": KINDS[entry.role],
-        "speaker": entry.speaker,
         "metadata": entry.metadata,
     }
+    if entry.speaker is not None:
+        memory["speaker"] = entry.speaker
     if entry.timestamp:
         memory["timestamp"] = entry.timestamp
     return memory

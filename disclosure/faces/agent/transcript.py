@@ -47,7 +47,7 @@ class Entry(NamedTuple):
     role: str  # "user", "assistant" or "tool"
     text: str
     timestamp: str | None  # ISO 8601, as the agent wrote it
-    speaker: str
+    speaker: str | None  # "user", "assistant"; none for a tool (no participant: metadata.tool)
     metadata: dict[str, Any]
 
 
@@ -171,7 +171,7 @@ class TranscriptReader:
         session = str(record.get("sessionId"))
         text, metadata = observation(name, tool_input, result, cwd=_str(record.get("cwd")))
         memory_id = observation_id(session, tool_use_id, name, tool_input)
-        entry = _entry(record, memory_id, session, "tool", text, name)
+        entry = _entry(record, memory_id, session, "tool", text, None)
         self._entries.append(entry._replace(metadata={**entry.metadata, **metadata}))
 
 
@@ -274,7 +274,12 @@ def _message(number: int, record: Mapping[str, Any]) -> tuple[Mapping[str, Any],
 
 
 def _entry(  # noqa: PLR0917 - an Entry's fields, in order
-    record: Mapping[str, Any], memory_id: str, session: str, role: str, text: str, speaker: str
+    record: Mapping[str, Any],
+    memory_id: str,
+    session: str,
+    role: str,
+    text: str,
+    speaker: str | None,
 ) -> Entry:
     metadata: dict[str, Any] = {"source": SOURCE}
     for key, name in (("cwd", "cwd"), ("gitBranch", "git_branch"), ("agentId", "agent_id")):

@@ -52,10 +52,11 @@ def test_hidden_system_empty_and_reasoning_messages_are_left_out_tools_kept() ->
         "parts": [{"content_type": "image_asset_pointer", "asset_pointer": "file-1"}, "this one"],
     }
     entries = export_entries(conv)  # one conversation object is taken too
+    assert entries[2].metadata["tool"] == "python"
     assert [(e.role, e.speaker, e.text) for e in entries] == [
         ("user", "user", "Plot it"),
         ("assistant", "assistant", "Running code."),
-        ("tool", "python", "figure saved"),
+        ("tool", "tool", "figure saved"),
         ("user", "user", "[image]\nthis one"),
     ]
 

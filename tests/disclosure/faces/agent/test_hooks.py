@@ -56,7 +56,7 @@ def test_a_session_is_observed_stored_recalled_and_consolidated(
     assert (ran.code, ran.out, ran.err) == (0, "", "")
     with client(served, "flow") as memory:
         stored = memory.get("cc:s1:tool:toolu_1")
-    assert stored.kind.value == "observation" and stored.speaker == "Read"
+    assert stored.kind.value == "observation" and stored.speaker is None  # no participant
     assert stored.content == f"Read notes.txt\n{FACT}\n"
     assert stored.metadata["target"] == "notes.txt" and stored.session_id == "s1"
 
@@ -209,3 +209,47 @@ def test_a_hook_process_loads_no_model_engine_or_analyzer(served: Served, tmp_pa
         assert "disclosure.cli.common" not in modules and "tiers.memory" not in modules, event
         assert {m.split(".")[0] for m in modules} & set(HEAVY) == set(), event
         assert not [line for line in ran.err.splitlines() if not line.startswith("import time")]
+
+
+def test_the_installed_mcp_entry_serves_what_the_hooks_stored(
+    served: Served, tmp_path: Path
+) -> None:
+    """The MCP server the installer writes into .mcp.json (`disclosure agent mcp`) serves the
+    project's namespace: the one its hooks write to."""
+    import asyncio
+
+    from mcp import ClientSession, StdioServerParameters, stdio_client
+
+    from disclosure.cli import main
+    from tests.disclosure.faces.agent.hookrun import clean_env
+
+    project = tmp_path / "shop"
+    project.mkdir()
+    argv = ["agent", "install", "claude-code", "--project", str(project), "--root",
+            str(served.root), "--profile", str(served.profile)]  # fmt: skip
+    assert main(argv) == 0
+    entry = json.loads((project / ".mcp.json").read_text())["mcpServers"]["tiered-disclosure"]
+    user = project_namespace(project)["user"]
+    served.warm(user)
+    hooks = json.loads((project / ".claude" / "settings.json").read_text())["hooks"]
+    assert f"--namespace {user}" in hooks["PostToolUse"][0]["hooks"][0]["command"]
+    ran = served.hook("tool-use", read_payload("s9", "toolu_9", str(project)), namespace=user)
+    assert (ran.code, ran.err) == (0, "")
+
+    async def search() -> list[dict[str, object]]:
+        server = StdioServerParameters(command=entry["command"], args=entry["args"],
+                                       env=clean_env(CLAUDE_PROJECT_DIR=str(project)),
+                                       cwd=str(project))  # fmt: skip
+        with (tmp_path / "mcp.log").open("a") as log:
+            async with (
+                stdio_client(server, errlog=log) as (read, write),
+                ClientSession(read, write) as session,
+            ):
+                await session.initialize()
+                found = await session.call_tool("search", {"query": "deploy codename"})
+                assert not found.is_error and found.structured_content is not None
+                results: list[dict[str, object]] = found.structured_content["results"]
+                return results
+
+    results = asyncio.run(search())
+    assert "cc:s9:tool:toolu_9" in {r["id"] for r in results}

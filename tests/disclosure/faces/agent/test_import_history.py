@@ -63,7 +63,7 @@ def test_a_transcript_goes_to_its_projects_namespace_and_twice_changes_nothing(
         stored = sorted(c.store.iter_memories(), key=lambda m: m.timestamp)
     assert [(m.kind, m.speaker, m.session_id) for m in stored] == [
         (MemoryKind.PROMPT, "user", SESSION),
-        (MemoryKind.OBSERVATION, "Read", SESSION),
+        (MemoryKind.OBSERVATION, None, SESSION),
         (MemoryKind.RESPONSE, "assistant", SESSION),
     ]
     assert stored[0].timestamp.isoformat() == "2026-11-27T06:14:02+00:00"

@@ -27,7 +27,7 @@ def test_prompts_replies_and_tool_uses_in_order_with_stable_ids() -> None:
     t, tool_use_id = session()
     entries = transcript_entries(t.text().splitlines())
     assert [(e.role, e.speaker) for e in entries] == [
-        ("user", "user"), ("tool", "Read"), ("assistant", "assistant"),
+        ("user", "user"), ("tool", None), ("assistant", "assistant"),
     ]  # fmt: skip
     prompt, tool, reply = entries
     asked = next(line for line in t.lines if line.get("promptId") == "p1")
