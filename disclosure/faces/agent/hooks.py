@@ -72,7 +72,7 @@ MAX_INPUT_BYTES = 32 * 1024 * 1024
 MAX_QUERY_CHARS = 4000  # the service's max_query_chars
 MAX_REPLY_CHARS = 200_000
 START_WAIT = 0.3  # what the session start waits for a service it started
-OPEN_WAIT = 0.4  # ... and for the service to open the project's store (loading it takes seconds)
+OPENER = "cc:opens-the-store"  # an id no memory has: reading it opens the namespace's store
 KINDS = {"user": "prompt", "assistant": "response", "tool": OBSERVATION_KIND}
 
 
@@ -163,21 +163,19 @@ class Hook:
 
 def session_start(hook: Hook) -> dict[str, Any] | None:
     client = hook.client(wait=START_WAIT)
-    try:  # opens the namespace's store in the service, if it has one, for the prompts to come
-        client.get("/v1/stats", cap=OPEN_WAIT)
+    if hook.spool.pending():
+        hook.flush(client)
+    last = hook.state.last_other_session(hook.session_id)
+    record = last[1] if last is not None else {}
+    ids = [i for i in (*record.get("prompts", []), record.get("reply"), record.get("todo")) if i]
+    try:  # the first read opens the namespace's store in the service, for the prompts to come
+        memories = [m for m in (_memory(client, i) for i in ids or [OPENER]) if m]
     except ServiceAnswerError:
         raise
     except HookError:
         raise HookError(
             "the service is opening this project's memory; it is there from the next prompts on"
         ) from None
-    hook.flush(client)
-    last = hook.state.last_other_session(hook.session_id)
-    if last is None:
-        return None
-    _, record = last
-    ids = [*record.get("prompts", []), record.get("reply"), record.get("todo")]
-    memories = [m for m in (_memory(client, i) for i in ids if isinstance(i, str)) if m]
     started = str(memories[0].get("timestamp", ""))[:16].replace("T", " ") if memories else None
     text = session_start_context(started, memories)
     return additional_context("SessionStart", text) if text else None

@@ -188,3 +188,17 @@ def test_the_installed_hook_commands_run_and_never_fail(
                               text=True, timeout=30, check=False)  # fmt: skip
         assert done.returncode == 0 and done.stdout == "", (event, done)
         assert len(done.stderr.splitlines()) == 1 and "not JSON" in done.stderr
+
+
+def test_status_says_what_is_installed_and_where_the_memory_lives(
+    tmp_path: Path, lean: Path, capsys: Any
+) -> None:
+    project = tmp_path / "p"
+    project.mkdir()
+    code, out, _ = agent(capsys, "status", "claude-code", "--project", str(project))
+    assert code == 3 and "not installed" in out
+    agent(capsys, *install_args(project, tmp_path, lean))
+    code, out, _ = agent(capsys, "status", "claude-code", "--project", str(project))
+    assert code == 0 and "no service runs (the first hook starts it)" in out
+    record = json.loads(out[: out.rindex("}") + 1])
+    assert record["root"] == str(tmp_path / "data") and set(record["hooks"]) == set(HOOK_EVENTS)
