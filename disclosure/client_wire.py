@@ -184,6 +184,8 @@ def ingest_report(parts: Sequence[dict[str, Any]]) -> IngestReport:
         rejected=sum(p["rejected"] for p in parts),
         ids=tuple(i for p in parts for i in p["ids"]),
         errors=tuple(e for p in parts for e in p["errors"]),
+        private=sum(p.get("private", 0) for p in parts),
+        secrets=sum(p.get("secrets", 0) for p in parts),  # a service older than the field: 0
     )
 
 

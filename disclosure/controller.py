@@ -1,6 +1,7 @@
 """The DisclosureController: for each query, the most useful memory in the fewest tokens.
 
-Ingest: privacy filter (``<private>`` spans never stored) -> enrichment (entities, summary) ->
+Ingest: privacy filter (``<private>`` spans never stored; secrets become ``[redacted:<kind>]``
+markers, see :mod:`safety.secrets`) -> enrichment (entities, summary) ->
 the tiered store (archive first, then hot, then the warm index through its outbox) -> cache
 invalidation. With a background drain (the local service) the store's worker does the
 enrichment instead, just before embedding, and the caches are invalidated again.
@@ -45,7 +46,7 @@ from disclosure.pipeline.compose import Composer
 from disclosure.pipeline.expansion import decide
 from disclosure.pipeline.feedback import FeedbackReport, measure
 from disclosure.pipeline.gather import Gatherer
-from disclosure.pipeline.ingest import enrich, prepare
+from disclosure.pipeline.ingest import enrich, prepare_memories, redacted_text
 from disclosure.pipeline.participants import PG_SCHEMA as PARTICIPANTS_PG
 from disclosure.pipeline.participants import Participants
 from disclosure.pipeline.trace import Trace
@@ -141,6 +142,7 @@ class DisclosureController(LongTermMemory):
                 citation_prefix=profile.citations.prefix,
                 summarizer=summarizer,
                 tables=shared_tables(self.store, SUMMARIES_PG, "summaries"),
+                redact_secrets=profile.tiers.ingest.redact_secrets,
             )
             self.citation_log = CitationLog(
                 self.data_dir, tables=shared_tables(self.store, CITATIONS_PG, "citations")
@@ -206,15 +208,21 @@ class DisclosureController(LongTermMemory):
         its metadata) differ is rewritten too (by default only new content replaces one).
         """
         self._check_open()
-        prepared, private = prepare(
+        ready = prepare_memories(
             memories,
             self.profile.analyzer,
             max_content_chars=self.profile.tiers.ingest.max_content_chars,
             # the store's drain worker enriches new content before embedding it (a refresh
             # may rewrite a stored record, so it is enriched now, as compared)
             enrich=refresh or not self.store.defers_enrichment,
+            redact_secrets=self.profile.tiers.ingest.redact_secrets,
         )
-        report = replace(self.store.ingest(prepared, refresh=refresh), private=private)
+        prepared = ready.memories
+        report = replace(
+            self.store.ingest(prepared, refresh=refresh),
+            private=ready.private,
+            secrets=ready.secrets,
+        )
         if report.ids:
             changed = {m.id: m for m in prepared}
             sessions = {changed[i].session_id for i in report.ids if i in changed}
@@ -224,8 +232,10 @@ class DisclosureController(LongTermMemory):
             if not self.store.defers_enrichment:  # else after the drain worker's enrichment,
                 # off the path that acknowledges ingest (see _enriched_later)
                 self._keep_verdicts([changed[i] for i in report.ids if i in changed])
-        if private:
-            log.info("ingest: %d memories were entirely private and were not stored", private)
+        if ready.private:
+            log.info("ingest: %d memories were entirely private and were not stored", ready.private)
+        if ready.secrets:
+            log.info("ingest: %d secrets were replaced by markers before storing", ready.secrets)
         return report
 
     def forget(
@@ -485,7 +495,9 @@ class DisclosureController(LongTermMemory):
         citations = {item.id: item.citation for item in result.items}
         self.citation_log.record(
             used=[(i, citations.get(i, ""), i in report.cited) for i in report.used],
-            query=result.analysis.query,
+            query=redacted_text(
+                result.analysis.query, redact_secrets=self.profile.tiers.ingest.redact_secrets
+            ),
             level=result.level.value,
             session_id=session_id,
             budget=result.budget,

@@ -10,7 +10,8 @@ For people used to ``mem0.Memory``::
         m.get_all(user_id="alice")  # paged: pass .next_cursor back as cursor=
 
 Differences worth knowing: memories are stored verbatim, turn by turn (no model extracts
-"facts"); ids are per namespace, so every call names the user (``user_id``, the namespace part
+"facts"; only secrets are replaced by ``[redacted:<kind>]`` markers, see :mod:`safety.secrets`);
+ids are per namespace, so every call names the user (``user_id``, the namespace part
 ``user``; other parts such as the tenant are fixed when the facade is made); an id or a citation
 (``mem:a7Bc3x``) names a memory; ``history`` lists the versions the archive keeps
 (``tiers.cold.versions_kept``). :class:`MemoryBook` holds the operations on one namespace's
@@ -98,7 +99,9 @@ class MemoryBook:
             )
             for m in stored
         ]
-        return AddResult(results=results, skipped=skipped, private=report.private)
+        return AddResult(
+            results=results, skipped=skipped, private=report.private, secrets=report.secrets
+        )
 
     def search(self, query: str, *, limit: int = 10) -> list[MemoryHit]:
         """The best matches for ``query`` across every tier, best first, in full."""

@@ -85,6 +85,7 @@ class AddResult(_Record):
     results: list[AddedMemory]
     skipped: int = 0
     private: int = 0
+    secrets: int = 0  # secrets replaced by a [redacted:<kind>] marker before storing
 
 
 class MemoryPage(_Record):

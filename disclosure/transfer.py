@@ -27,7 +27,10 @@ works on every archive backend. Into a namespace that already holds memories it 
 ``merge``: then a memory whose id is stored with the same current record is skipped, one whose
 stored record differs is a conflict (left as it is, and reported), and the others are added; the
 logs' rows already present are skipped, so importing a file twice adds nothing. As on ingest,
-``<private>`` spans (which an export never holds, but an edited file might) are not stored.
+``<private>`` spans (which an export never holds, but an edited file might) are not stored, and
+with the profile's ``tiers.ingest.redact_secrets`` secrets in the memories, the logged queries
+and the summaries are replaced by markers (an export of another store, or one made before
+redaction was on, may hold some).
 
 Round trip: export, import into an empty namespace, export again gives the same lines except
 ``replaced_at`` of earlier versions, which is the time of the import (the store records when a
@@ -42,7 +45,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, TextIO
 
-from disclosure.pipeline.ingest import without_private
+from disclosure.pipeline.ingest import for_storage, redacted_text
 from disclosure.transfer_summaries import (
     SessionSummaries,
     export_summaries,
@@ -127,6 +130,7 @@ class ImportReport:
     logs: dict[str, int] = field(default_factory=dict)
     private: int = 0  # versions dropped: entirely inside <private> spans
     summaries: int = 0
+    secrets: int = 0  # secrets in the memories replaced by a [redacted:<kind>] marker
 
 
 # -- export --------------------------------------------------------------------------------------
@@ -366,7 +370,8 @@ def import_namespace(
             f"memory {too_long[0]!r} is longer than this profile's "
             f"tiers.ingest.max_content_chars ({limit:,}); nothing was imported"
         )
-    entries = _new_entries(controller, _public(export.memories, report), report)
+    redact = controller.profile.tiers.ingest.redact_secrets
+    entries = _new_entries(controller, _public(export.memories, report, redact=redact), report)
     _write_versions(controller, entries, report)
     codes = store.citation_of([e.id for e in entries])
     report.recoded = [e.id for e in entries if e.citation and codes.get(e.id) != e.citation]
@@ -374,8 +379,10 @@ def import_namespace(
     controller.participants.add(export.participants)
     report.participants = len(set(controller.participants) - before)
     uses, replies = controller.citation_log.import_rows(
-        export.logs["citation_use"], export.logs["citation_reply"]
-    )
+        [{**row, "query": redacted_text(str(row["query"]), redact_secrets=redact)}
+         for row in export.logs["citation_use"]],
+        export.logs["citation_reply"],
+    )  # fmt: skip
     report.logs = {"citation_use": uses, "citation_reply": replies, "budget_reply": 0}
     if _own_budget(controller):
         report.logs["budget_reply"] = controller.budget.import_replies(export.logs["budget_reply"])
@@ -383,12 +390,15 @@ def import_namespace(
     return report
 
 
-def _public(entries: list[MemoryEntry], report: ImportReport) -> list[MemoryEntry]:
-    """The entries without ``<private>`` spans, as ingest would store them (an export holds
-    none; an edited file might): a version left empty is dropped, then a memory left empty."""
+def _public(entries: list[MemoryEntry], report: ImportReport, *, redact: bool) -> list[MemoryEntry]:
+    """The entries as ingest would store them: without ``<private>`` spans (an export holds
+    none; an edited file might), a version left empty dropped, then a memory left empty; with
+    ``redact``, their secrets replaced."""
     kept: list[MemoryEntry] = []
     for entry in entries:
-        versions = [v for v in map(without_private, entry.versions) if v is not None]
+        cleaned = [for_storage(v, redact_secrets=redact) for v in entry.versions]
+        versions = [v for v, _ in cleaned if v is not None]
+        report.secrets += sum(found for _, found in cleaned)
         report.private += len(entry.versions) - len(versions)
         if versions:
             kept.append(MemoryEntry(entry.id, entry.citation, versions))

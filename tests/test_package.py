@@ -10,14 +10,15 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
-PACKAGES = ("analyzers", "tiers", "formatters", "disclosure")
+PACKAGES = ("analyzers", "tiers", "formatters", "safety", "disclosure")
 
 # Which of our packages each package may import (the README's Layout).
 ALLOWED = {
     "tiers": {"tiers"},
     "analyzers": {"analyzers"},
     "formatters": {"formatters", "tiers"},
-    "disclosure": {"disclosure", "tiers", "formatters", "analyzers"},
+    "safety": {"safety"},
+    "disclosure": {"disclosure", "tiers", "formatters", "analyzers", "safety"},
 }
 
 

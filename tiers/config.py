@@ -137,9 +137,12 @@ class ColdConfig(_Section):
 
 
 class IngestConfig(_Section):
-    """Write-path limits."""
+    """Write-path limits and policies. ``redact_secrets``: recognisable secrets (API keys,
+    tokens, private keys, passwords in URLs and assignments) are replaced by a marker naming
+    their kind before anything is stored (``safety.secrets``); off stores text as given."""
 
     max_content_chars: int = Field(default=100_000, gt=0)
+    redact_secrets: bool = True
 
 
 class OutboxConfig(_Section):

@@ -74,6 +74,9 @@ class IngestResponse(_Body):
     ids: list[str]
     errors: list[str]
     private: int = Field(default=0, description="entirely private memories: not stored")
+    secrets: int = Field(
+        default=0, description="secrets replaced by a [redacted:<kind>] marker before storing"
+    )
 
 
 class ChatMessage(_Request):

@@ -54,6 +54,7 @@ class _Totals:
     unchanged: int = 0
     rejected: int = 0
     private: int = 0
+    secrets: int = 0
 
     def add(self, report: IngestReport) -> None:
         self.added += report.added
@@ -61,6 +62,7 @@ class _Totals:
         self.unchanged += report.unchanged
         self.rejected += report.rejected
         self.private += report.private
+        self.secrets += report.secrets
 
 
 def _ingest(args: argparse.Namespace) -> int:
@@ -88,7 +90,8 @@ def _ingest(args: argparse.Namespace) -> int:
     print(
         f"ingested {count} memories from {sources} into {namespace}: {totals.added} added, "
         f"{totals.replaced} replaced, {totals.unchanged} unchanged, {totals.rejected} rejected, "
-        f"{totals.private} entirely private (not stored); "
+        f"{totals.private} entirely private (not stored), "
+        f"{totals.secrets} secrets redacted; "
         f"{pending} waiting for embedding ({time.perf_counter() - started:.1f} s)"
     )
     return 1 if totals.rejected else 0

@@ -142,6 +142,8 @@ def _import(args: argparse.Namespace) -> int:
         "summaries into "
         f"{describe(namespace)}"
     )
+    if report.secrets:
+        print(f"{report.secrets} secrets in the memories were replaced by [redacted:...] markers")
     if report.skipped:
         print(f"skipped {len(report.skipped)} memories already stored with the same record")
     if report.recoded:

@@ -63,11 +63,13 @@ class Consolidation:
         citation_prefix: str,
         summarizer: SummarizerFn | None = None,
         tables: SideTables | None = None,
+        redact_secrets: bool = False,
     ) -> None:
         """``tables``: where the summaries live when not in ``data_dir`` (the namespace's
-        PostgreSQL schema, shared by every replica)."""
+        PostgreSQL schema, shared by every replica); ``redact_secrets``: summaries are written
+        with their secrets replaced (see :class:`SummaryStore`)."""
         self.config = config
-        self.summaries = SummaryStore(data_dir, tables=tables)
+        self.summaries = SummaryStore(data_dir, tables=tables, redact_secrets=redact_secrets)
         self.index = SummaryIndex(self.summaries, store.tokenizer)
         self.consolidator = Consolidator(
             store,

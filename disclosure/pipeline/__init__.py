@@ -1,8 +1,9 @@
 """The stages of ingest and disclose, one module each; the controller calls them in order.
 
 Ingest: :mod:`~disclosure.pipeline.ingest` (memories from what the caller passed, private spans
-removed, entities and summaries added) -> the tiered store -> :mod:`~disclosure.pipeline.caches`
-invalidated, :mod:`~disclosure.pipeline.participants` told the new speakers.
+removed, secrets redacted, entities and summaries added) -> the tiered store ->
+:mod:`~disclosure.pipeline.caches` invalidated, :mod:`~disclosure.pipeline.participants` told the
+new speakers.
 
 Disclose: the analyzer's level -> :mod:`~disclosure.pipeline.budget` (the adaptive budget and
 its learned :mod:`~disclosure.pipeline.usemodel`) -> :mod:`~disclosure.pipeline.gather` (the
