@@ -32,19 +32,18 @@ def import_history(args: argparse.Namespace, kind: str) -> int:
         if not named and project is not None:
             args.user = project_namespace(Path(project))["user"]
         with open_memory(args) as (memory, namespace, _):
-            totals = [0, 0, 0, 0]
+            totals = [0, 0, 0, 0, 0]
             for start in range(0, len(memories), BATCH):
                 report = memory.ingest(memories[start : start + BATCH])
-                for index, value in enumerate(
-                    (report.added, report.replaced, report.unchanged, report.rejected)
-                ):
-                    totals[index] += value
+                counts = (report.added, report.replaced, report.unchanged, report.rejected,
+                          report.secrets)  # fmt: skip
+                totals = [t + c for t, c in zip(totals, counts, strict=True)]
         rejected += totals[3]
         where = f" (project {project})" if project else ""
         print(
             f"imported {len(memories)} memories into {describe(namespace)}{where}: "
             f"{totals[0]} added, {totals[1]} replaced, {totals[2]} unchanged, "
-            f"{totals[3]} rejected"
+            f"{totals[3]} rejected; {totals[4]} secrets redacted"
         )
     print(
         f"{kind}: {history.count} memories from {len(history.sessions)} sessions in "

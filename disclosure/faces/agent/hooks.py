@@ -72,6 +72,8 @@ MAX_INPUT_BYTES = 32 * 1024 * 1024
 MAX_QUERY_CHARS = 4000  # the service's max_query_chars
 MAX_REPLY_CHARS = 200_000
 START_WAIT = 0.3  # what the session start waits for a service it started
+SPOOL_RESERVE = 0.25  # seconds a write leaves itself to spool what the service did not take
+FLUSH_RESERVE = 0.4  # ... and handing over the spool leaves the hook's own request
 OPENER = "cc:opens-the-store"  # an id no memory has: reading it opens the namespace's store
 KINDS = {"user": "prompt", "assistant": "response", "tool": OBSERVATION_KIND}
 
@@ -135,8 +137,11 @@ class Hook:
             return
         try:
             client = self.client()
-            self.flush(client)
-            client.post("/v1/ingest", {"memories": memories})
+            self.flush(client, reserve=SPOOL_RESERVE)
+            cap = self.deadline.left() - SPOOL_RESERVE
+            if cap <= 0:
+                raise HookError("no time left to reach the memory service")
+            client.post("/v1/ingest", {"memories": memories}, cap=cap)
         except ServiceAnswerError as exc:
             if exc.status < 500:
                 raise  # refused: sending it again would not help
@@ -148,7 +153,7 @@ class Hook:
         from disclosure.faces.agent.deliver import start_delivery
 
         try:
-            self.spool.put(memories)
+            self.spool.put([_without_secrets(m) for m in memories])
         except OSError as exc:
             lost = f"{why}; and {len(memories)} memories could not be kept: {exc}"
             raise HookError(lost) from None
@@ -156,15 +161,32 @@ class Hook:
             start_delivery(self.root, self.key, self.namespace)
         raise SpooledError(f"{why}; {len(memories)} memories kept until it answers")
 
-    def flush(self, client: ThinClient) -> int:
-        """Hand the spooled memories to the service."""
-        return self.spool.flush(lambda batch: client.post("/v1/ingest", {"memories": batch}))
+    def flush(self, client: ThinClient, *, reserve: float = 0.0) -> int:
+        """Hand the spooled memories to the service (leaving ``reserve`` seconds unused)."""
+        if not self.spool.pending():
+            return 0
+
+        def send(batch: list[dict[str, Any]]) -> None:
+            client.post("/v1/ingest", {"memories": batch}, cap=self.deadline.left() - reserve)
+
+        return self.spool.flush(send)
+
+
+def _without_secrets(memory: dict[str, Any]) -> dict[str, Any]:
+    """``memory`` as the spool keeps it: its secrets replaced by markers, as the service's
+    ingest would (it does it again: redacting twice changes nothing), so none waits on disk."""
+    from safety.secrets import redact, redact_field
+
+    metadata = {
+        key: redact_field(key, value).text if isinstance(value, str) else value
+        for key, value in memory.get("metadata", {}).items()
+    }
+    return {**memory, "content": redact(memory["content"]).text, "metadata": metadata}
 
 
 def session_start(hook: Hook) -> dict[str, Any] | None:
     client = hook.client(wait=START_WAIT)
-    if hook.spool.pending():
-        hook.flush(client)
+    hook.flush(client, reserve=FLUSH_RESERVE)
     last = hook.state.last_other_session(hook.session_id)
     record = last[1] if last is not None else {}
     ids = [i for i in (*record.get("prompts", []), record.get("reply"), record.get("todo")) if i]
@@ -197,8 +219,7 @@ def prompt(hook: Hook) -> dict[str, Any] | None:
     if text is None or not text.strip():
         raise HookError("the hook input has no prompt")
     client = hook.client()
-    if hook.spool.pending():
-        hook.flush(client)
+    hook.flush(client, reserve=FLUSH_RESERVE)  # what waits (rarely anything) goes first
     command = parse_command(text)
     if command is not None:
         return additional_context("UserPromptSubmit", run_command(client, *command))
@@ -344,7 +365,7 @@ def _feedback(hook: Hook, pending: Any, prompt_id: str | None, reply: str) -> No
 def session_end(hook: Hook) -> None:
     hook.state.update(hook.session_id, lambda record: record.pop("pending", None))
     client = hook.client(start=False)
-    hook.flush(client)
+    hook.flush(client, reserve=FLUSH_RESERVE)
     try:
         client.post("/v1/consolidate", {})
     except HookError as exc:

@@ -5,8 +5,9 @@ next, and what waits for a service that was not there. Standard library only.
   (the next session's start shows them), and the prompt's disclosure id (the end of the turn
   gives the reply's feedback on it). Ids and times only: no memory text.
 - ``spool/<namespace key>/<hash>.json``: a memory the service could not take (down, still
-  starting, too slow), one file each; the next hook that reaches the service hands them over
-  and removes them. Readable by the owner only.
+  starting, too slow), one file each, its secrets already replaced by markers (the hooks do
+  it before they spool); the next hook that reaches the service hands them over and removes
+  them. Readable by the owner only.
 
 Every write goes to a temporary file renamed into place, so a file is whole or absent, never
 half-written (a hook stopped in the middle leaves at most a stray temporary file, removed later).

@@ -65,10 +65,10 @@ class Deadline:
 
     def timeout(self, cap: float | None = None) -> float:
         """What the next step may take (at most ``cap``); HookError once nothing is left."""
-        left = self.left()
-        if left < _MIN_TIMEOUT:
+        allowed = self.left() if cap is None else min(self.left(), cap)
+        if allowed < _MIN_TIMEOUT:
             raise HookError("out of time before the memory service answered")
-        return left if cap is None else min(left, cap)
+        return allowed
 
 
 class ServiceAddress:

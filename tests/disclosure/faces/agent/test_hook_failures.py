@@ -150,6 +150,8 @@ def test_a_stopped_service_costs_a_second_and_loses_nothing(served: Served) -> N
         assert ran.code == 0 and ran.out == "" and ran.seconds < BOUNDED
         assert "did not answer within" in one_line(ran.err)
         payload = read_payload("s8", "toolu_8")
+        secret = "ghp_" + "x7Kq2LmN9pQr4StU6vWy8Za1Bc3De5Fg7Hj9"
+        payload["tool_response"]["file"]["content"] += f"GITHUB_TOKEN={secret}\n"
         ran = served.hook("tool-use", payload, namespace="user=stopped", env=default)
         assert ran.code == 0 and ran.seconds < BOUNDED
         assert "1 memories kept until it answers" in one_line(ran.err)
