@@ -147,16 +147,20 @@ def tool_uses(root: Path, runs: int) -> dict[str, Any]:
 
 
 def floor(root: Path, probes: list[str], runs: int) -> dict[str, Any]:
-    """What a prompt hook cannot go below on this machine now: an interpreter that does
-    nothing (``python -c pass``, with site as the console script has it), and the disclose
-    request alone (in this process, over a kept-alive connection)."""
+    """What a prompt hook is made of on this machine now: an interpreter that does nothing
+    (``python -c pass``, with site as the console script has it), one that imports the hook's
+    modules and stops, and the disclose request alone (in this process, over a kept-alive
+    connection)."""
     from disclosure.client import MemoryClient
 
-    empty = []
-    for _ in range(runs):
-        started = time.perf_counter()
-        subprocess.run([sys.executable, "-c", "pass"], env=_env(), check=True)
-        empty.append(time.perf_counter() - started)
+    def interpreter(code: str) -> dict[str, Any]:
+        times = []
+        for _ in range(runs):
+            started = time.perf_counter()
+            subprocess.run([sys.executable, "-c", code], env=_env(), check=True)
+            times.append(time.perf_counter() - started)
+        return _summary(times, runs)
+
     requests = []
     with MemoryClient.for_root(root, namespace={"user": "bench"}) as client:
         for query in probes[:runs]:
@@ -164,23 +168,10 @@ def floor(root: Path, probes: list[str], runs: int) -> dict[str, Any]:
             client.disclose_response(query)
             requests.append(time.perf_counter() - started)
     return {
-        "python_c_pass": _summary(empty, runs),
+        "python_c_pass": interpreter("pass"),
+        "python_imports_the_hook": interpreter("import disclosure.faces.agent.hooks"),
         "disclose_request": _summary(requests, runs),
     }
-
-
-def imports_ms(root: Path, probe: str) -> float:
-    """What the prompt hook's imports cost (the sum of `python -X importtime`'s self times)."""
-    command = [sys.executable, "-X", "importtime", str(SCRIPT), "hook", "prompt", "--root",
-               str(root), "--profile", PROFILE, "--namespace", NAMESPACE]  # fmt: skip
-    done = subprocess.run(command, input=json.dumps({"session_id": "imp", "prompt": probe}),
-                          capture_output=True, text=True, env=_env(), check=False)  # fmt: skip
-    total = 0
-    for line in done.stderr.splitlines():
-        if line.startswith("import time:") and "|" in line:
-            field = line.split(":", 1)[1].split("|")[0].strip()
-            total += int(field) if field.isdigit() else 0
-    return round(total / 1000, 1)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -209,7 +200,6 @@ def main(argv: list[str] | None = None) -> int:
                 "prompt": prompts(root, probes[5:], args.runs),
                 "session_start": session_starts(root, base, max(20, args.runs // 4)),
                 "tool_use": tool_uses(root, max(20, args.runs // 4)),
-                "prompt_imports_ms": imports_ms(root, probes[0]),
                 "floor": floor(root, probes[5:], max(20, args.runs // 4)),
                 "load_average_after": [round(x, 2) for x in os.getloadavg()],
                 "targets": TARGETS,
@@ -244,11 +234,10 @@ def _print(report: dict[str, Any], out: Path) -> None:
         print(f"{key:<30} {row['p50_ms']:>8} {row['p95_ms']:>8} {row['max_ms']:>8} "
               f"{row['runs']:>5} {row['answered']:>9}")  # fmt: skip
     floor = report["floor"]
-    for key in ("python_c_pass", "disclose_request"):
+    for key in ("python_c_pass", "python_imports_the_hook", "disclose_request"):
         row = floor[key]
         print(f"{'floor: ' + key:<30} {row['p50_ms']:>8} {row['p95_ms']:>8} {row['max_ms']:>8} "
               f"{row['runs']:>5}")  # fmt: skip
-    print(f"prompt hook imports: {report['prompt_imports_ms']} ms (python -X importtime)")
     print(f"targets: {report['targets']}")
     print(f"wrote {out}")
 
