@@ -9,7 +9,9 @@ console script runs as Claude Code runs it (``disclosure hook EVENT`` with the e
 stdin, a new process each time): the prompt hook with the directory's probe queries (5 words
 from random turns), the session-start hook after an end-of-turn hook left a last session to
 show, and the tool-use hook (an observation stored). The time is the parent's, from spawning
-the process to reaping it; the machine's load is recorded beside it. Prints a table and writes
+the process to reaping it, with the process's CPU time beside it (what it costs whatever the
+machine's load, which is recorded too); the floor rows time an empty interpreter, one that
+imports the hook's modules and stops, and the disclose request alone. Prints a table and writes
 benchmarks/results/hook_bench.json.
 
     python -m benchmarks.hook_bench [--memories 10000] [--runs 200] [--out F]
@@ -20,6 +22,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -48,18 +51,29 @@ def _env() -> dict[str, str]:
     return env
 
 
-def _hook(root: Path, event: str, payload: dict[str, Any]) -> tuple[float, str, str]:
+def _children_cpu() -> float:
+    """CPU time (user + system) of the child processes reaped so far."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def _hook(root: Path, event: str, payload: dict[str, Any]) -> tuple[float, str, str, float]:
+    """Wall time, stdout, stderr and CPU time of one hook process."""
     command = [str(SCRIPT), "hook", event, "--root", str(root), "--profile", PROFILE,
                "--namespace", NAMESPACE]  # fmt: skip
+    cpu = _children_cpu()
     started = time.perf_counter()
     done = subprocess.run(command, input=json.dumps(payload), capture_output=True, text=True,
                           env=_env(), check=False)  # fmt: skip
-    return time.perf_counter() - started, done.stdout, done.stderr
+    took = time.perf_counter() - started
+    return took, done.stdout, done.stderr, _children_cpu() - cpu
 
 
-def _summary(times: list[float], answered: int) -> dict[str, Any]:
+def _summary(times: list[float], answered: int, cpu: list[float] | None = None) -> dict[str, Any]:
+    """Percentiles of wall times (and the median CPU time of the processes, when given)."""
     ordered = sorted(times)
-    return {
+    spent = {"cpu_p50_ms": round(statistics.median(cpu) * 1000, 1)} if cpu else {}
+    return spent | {
         "runs": len(ordered),
         "p50_ms": round(statistics.median(ordered) * 1000, 1),
         "p95_ms": round(ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))] * 1000, 1),
@@ -97,15 +111,16 @@ def _warm(root: Path, probes: list[str]) -> None:
 
 
 def prompts(root: Path, probes: list[str], runs: int) -> dict[str, Any]:
-    times, answered, late = [], 0, 0
+    times, cpu, answered, late = [], [], 0, 0
     for n in range(runs):
         payload = {"session_id": "bench-1", "prompt": probes[n % len(probes)],
                    "prompt_id": f"p{n}", "hook_event_name": "UserPromptSubmit"}  # fmt: skip
-        took, out, err = _hook(root, "prompt", payload)
+        took, out, err, spent = _hook(root, "prompt", payload)
         times.append(took)
+        cpu.append(spent)
         answered += bool(out.strip())
         late += "did not answer" in err or "out of time" in err
-    return {**_summary(times, answered), "gave_up": late}
+    return {**_summary(times, answered, cpu), "gave_up": late}
 
 
 def session_starts(root: Path, base: Path, runs: int) -> dict[str, Any]:
@@ -121,29 +136,31 @@ def session_starts(root: Path, base: Path, runs: int) -> dict[str, Any]:
     ]  # fmt: skip
     transcript.write_text("".join(json.dumps(x) + "\n" for x in lines), encoding="utf-8")
     stop = {"session_id": "bench-1", "transcript_path": str(transcript), "prompt_id": "p-last"}
-    _, _, err = _hook(root, "stop", stop)
+    _, _, err, _ = _hook(root, "stop", stop)
     if err:
         raise SystemExit(f"the end-of-turn hook failed: {err}")
-    times, answered = [], 0
+    times, cpu, answered = [], [], 0
     for n in range(runs):
-        took, out, _ = _hook(root, "session-start", {"session_id": f"bench-s{n}",
-                                                     "source": "startup"})  # fmt: skip
+        started = {"session_id": f"bench-s{n}", "source": "startup"}
+        took, out, _, spent = _hook(root, "session-start", started)
         times.append(took)
+        cpu.append(spent)
         answered += "Worked on:" in out
-    return _summary(times, answered)
+    return _summary(times, answered, cpu)
 
 
 def tool_uses(root: Path, runs: int) -> dict[str, Any]:
-    times, stored = [], 0
+    times, cpu, stored = [], [], 0
     for n in range(runs):
         payload = {"session_id": "bench-t", "tool_name": "Bash", "tool_use_id": f"toolu_{n}",
                    "tool_input": {"command": f"pytest tests/test_{n}.py"},
                    "tool_response": {"stdout": f"{n} passed in 0.{n % 10}s\n" * 40,
                                      "stderr": ""}}  # fmt: skip
-        took, _, err = _hook(root, "tool-use", payload)
+        took, _, err, spent = _hook(root, "tool-use", payload)
         times.append(took)
+        cpu.append(spent)
         stored += not err
-    return _summary(times, stored)
+    return _summary(times, stored, cpu)
 
 
 def floor(root: Path, probes: list[str], runs: int) -> dict[str, Any]:
@@ -154,12 +171,14 @@ def floor(root: Path, probes: list[str], runs: int) -> dict[str, Any]:
     from disclosure.client import MemoryClient
 
     def interpreter(code: str) -> dict[str, Any]:
-        times = []
+        times, cpu = [], []
         for _ in range(runs):
+            spent = _children_cpu()
             started = time.perf_counter()
             subprocess.run([sys.executable, "-c", code], env=_env(), check=True)
             times.append(time.perf_counter() - started)
-        return _summary(times, runs)
+            cpu.append(_children_cpu() - spent)
+        return _summary(times, runs, cpu)
 
     requests = []
     with MemoryClient.for_root(root, namespace={"user": "bench"}) as client:
@@ -227,17 +246,14 @@ def _print(report: dict[str, Any], out: Path) -> None:
     print(f"{report['memories']} memories, profile {report['profile']}, load average "
           f"{report['load_average_before']} -> {report['load_average_after']} on "
           f"{report['cpus']} CPUs")  # fmt: skip
-    print(f"{'hook (process start to exit)':<30} {'p50 ms':>8} {'p95 ms':>8} {'max ms':>8} "
-          f"{'runs':>5} {'answered':>9}")  # fmt: skip
-    for key in ("prompt", "session_start", "tool_use"):
-        row = report[key]
-        print(f"{key:<30} {row['p50_ms']:>8} {row['p95_ms']:>8} {row['max_ms']:>8} "
-              f"{row['runs']:>5} {row['answered']:>9}")  # fmt: skip
-    floor = report["floor"]
-    for key in ("python_c_pass", "python_imports_the_hook", "disclose_request"):
-        row = floor[key]
-        print(f"{'floor: ' + key:<30} {row['p50_ms']:>8} {row['p95_ms']:>8} {row['max_ms']:>8} "
-              f"{row['runs']:>5}")  # fmt: skip
+    print(f"{'process start to exit':<32} {'p50 ms':>8} {'p95 ms':>8} {'max ms':>8} "
+          f"{'cpu p50':>8} {'runs':>5} {'answered':>9}")  # fmt: skip
+    rows = [(key, report[key]) for key in ("prompt", "session_start", "tool_use")]
+    rows += [(f"floor: {key}", row) for key, row in report["floor"].items()]
+    for name, row in rows:
+        cpu = row.get("cpu_p50_ms", "")
+        print(f"{name:<32} {row['p50_ms']:>8} {row['p95_ms']:>8} {row['max_ms']:>8} "
+              f"{cpu:>8} {row['runs']:>5} {row['answered']:>9}")  # fmt: skip
     print(f"targets: {report['targets']}")
     print(f"wrote {out}")
 
