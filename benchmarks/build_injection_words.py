@@ -1,5 +1,7 @@
-"""Build safeguards/injection_words.txt: the English words the hidden-text decoders of
-:mod:`safeguards.injection_ciphers` check a decoding against.
+"""Build safeguards/injection_words.txt and injection_bigrams.txt: the English words the
+hidden-text decoders of :mod:`safeguards.injection_ciphers` check a decoding against, and the
+pairs of words English writes in that order (to tell a line written backwards from one that is
+not).
 
 The list is the words written at least ``--min-count`` times in the chat turns of the LongMemEval
 dev split (MIT licence; the same file the classifier's training reads), lower case, letters
@@ -8,6 +10,11 @@ iam ...). Two-letter words are kept only from a fixed list of English ones, and 
 only "a" and "i": chat in other languages and typos otherwise put "ti", "si" or "de" in, and a
 reversed or shifted text would read as words more often than it should.
 
+The pairs are the neighbouring words (within a sentence) of the same chat turns, written at least
+``--min-pair-count`` times, of which one is among the ``--function-words`` most frequent words
+("the", "to", "of" ...): their order carries English's direction ("to the", "recommend the"),
+which a reversal turns into pairs English seldom writes ("the to", "the recommend").
+
     python -m benchmarks.build_injection_words        (from the repository root)
 """
 
@@ -15,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import gzip
+import itertools
 import json
 import os
 import re
@@ -27,9 +35,10 @@ from disclosure.evaluation.experiment import (
     LONGMEMEVAL_RELATIVE,
     default_dataset_path,
 )
-from safeguards.injection_ciphers import WORDS_PATH
+from safeguards.injection_ciphers import BIGRAMS_PATH, WORDS_PATH
 
 _WORD = re.compile(r"[A-Za-z]+")
+_PIECE = re.compile(r"[.!?;:\n()\"]+")
 _TWO_LETTERS = frozenset(
     [
         "am",
@@ -189,6 +198,27 @@ def build(path: Path, min_count: int) -> list[str]:
     return sorted(words)
 
 
+def build_pairs(path: Path, function_words: int, min_count: int) -> list[str]:
+    """Ordered pairs of neighbouring words (one of them among the most frequent), as ``a b``."""
+    words: Counter[str] = Counter()
+    pairs: Counter[tuple[str, str]] = Counter()
+    with gzip.open(path, "rt", encoding="utf-8") as lines:
+        for line in lines:
+            for session in json.loads(line)["haystack_sessions"]:
+                for turn in session:
+                    for piece in _PIECE.split(turn.get("content") or ""):
+                        found = [w.lower() for w in _WORD.findall(piece)]
+                        words.update(found)
+                        pairs.update(itertools.pairwise(found))
+    common = {w for w, _ in words.most_common(function_words)}
+    kept = [
+        f"{a} {b}"
+        for (a, b), count in pairs.items()
+        if count >= min_count and (a in common or b in common)
+    ]
+    return sorted(kept)
+
+
 def _keep(word: str) -> bool:
     if len(word) == 1:
         return word in {"a", "i"}
@@ -200,6 +230,8 @@ def _keep(word: str) -> bool:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--min-count", type=int, default=10)
+    parser.add_argument("--function-words", type=int, default=100)
+    parser.add_argument("--min-pair-count", type=int, default=30)
     args = parser.parse_args(argv)
     path = Path(os.environ.get(LONGMEMEVAL_ENV) or default_dataset_path(LONGMEMEVAL_RELATIVE))
     if not path.is_file():
@@ -208,6 +240,9 @@ def main(argv: list[str] | None = None) -> int:
     words = build(path, args.min_count)
     WORDS_PATH.write_text("\n".join(words) + "\n", encoding="utf-8")
     print(f"wrote {WORDS_PATH.name}: {len(words)} words")
+    pairs = build_pairs(path, args.function_words, args.min_pair_count)
+    BIGRAMS_PATH.write_text("\n".join(pairs) + "\n", encoding="utf-8")
+    print(f"wrote {BIGRAMS_PATH.name}: {len(pairs)} pairs")
     return 0
 
 

@@ -291,6 +291,7 @@ def _filter_version() -> str:
         injection_model.MODEL_PATH,
         injection_orders.LEXICON_PATH,
         injection_ciphers.WORDS_PATH,
+        injection_ciphers.BIGRAMS_PATH,
     ]
     for file in files:
         digest.update(file.name.encode() + b"\0" + file.read_bytes() + b"\0")
@@ -451,18 +452,33 @@ def _hidden_findings(text: str, depth: int, *, learned: bool) -> list[Finding]:
         found.append(_finding(_HIDDEN_RULE, payload, weight=0.5))
     # a reversed, shifted or acrostic text is decoded once: what it decodes to is not decoded
     # again that way (reversing a reversal gives back the text)
-    for how, payload in cipher_payloads(text) if depth == 0 else ():
+    for how, decoded in cipher_payloads(text) if depth == 0 else ():
+        if how != "reversed-words" and _in_clear(decoded, text):
+            continue  # a puzzle given with its answer: "'Svool' decodes to 'Hello'"
+        # the decoding is read as written: quotation marks around a cipher are not a quotation
+        payload = decoded.translate(_UNQUOTE)
         inner = _scan_at(payload, depth + 1, learned=learned)
         if not inner:  # too few words for the full scan to start: the orders are still read
             lower = unicodedata.normalize("NFKC", payload).lower()
             inner = tuple(_order_findings(payload, lower))
         # a decoding counts when it says something on its own: a puzzle or a palindrome that
-        # decodes to ordinary words is not hidden text
-        if not _says_something(inner):
+        # decodes to ordinary words is not hidden text; words put back in order must make an
+        # order (shuffled words read as anything to the classifier)
+        if not _says_something(inner) or (how == "reversed-words" and not _orders_in(inner)):
             continue
         found += [Finding(f.kind, f"{how}:{f.rule}", f.excerpt, f.weight, f.quoted) for f in inner]
         found.append(_finding(_CIPHER_RULE, payload, weight=_CIPHER_WEIGHT))
     return found
+
+
+def _in_clear(decoded: str, text: str) -> bool:
+    """Whether every word a decoding brings (three letters or more) is written in the text as
+    it is: nothing was hidden."""
+    brought = set(_WORDS.findall(decoded.lower())) - set(_WORDS.findall(text.lower()))
+    return not brought
+
+
+_WORDS = re.compile(r"[a-z]{3,}")
 
 
 def _suspicious(finding: Finding) -> bool:
@@ -471,11 +487,16 @@ def _suspicious(finding: Finding) -> bool:
     return not finding.quoted and not (finding.kind == "errand" and finding.weight < 0.5)
 
 
+_UNQUOTE = str.maketrans(dict.fromkeys('"\u201c\u201d\u00ab\u00bb\u201e', " "))
 _HIDDEN_RULE = Rule("hidden", "hidden-suspicious-text", re.compile("$^"))
 _CIPHER_RULE = Rule("hidden", "encoded-suspicious-text", re.compile("$^"))
 # A decoding that says something adds this weight to what it says.
 _CIPHER_WEIGHT = 0.75
 _ORDER_KINDS = frozenset({"errand", "trigger", "reader_task", "foreign_order"})
+
+
+def _orders_in(findings: tuple[Finding, ...]) -> bool:
+    return any(f.kind in _ORDER_KINDS and not f.quoted for f in findings)
 
 
 def _says_something(findings: tuple[Finding, ...]) -> bool:

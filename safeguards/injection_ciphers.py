@@ -8,8 +8,10 @@ as the plain order; the rules see nothing in it. What is tried, and on what:
   sentence or clause punctuation) is read with each word's letters reversed (which is also what
   reversing the whole text gives, word for word), then shifted by each of the 25 Caesar shifts
   and mirrored (Atbash); a decoding whose words are mostly English words is a payload;
-- a line whose words are English but whose order looks backwards (it ends with a capitalised
-  word or with "the", "to", "please", ...) is read with its words in reverse order;
+- a line, or a piece of one between quotation marks, brackets or colons, whose words are English
+  but whose order looks backwards (it ends with a capitalised word or with "the", "to",
+  "please", "when", ...) and whose pairs of neighbouring words read as English at least as often
+  backwards as forwards (``injection_bigrams.txt``) is read with its words in reverse order;
 - the first letters of five or more lines, or sentences, are split into English words (the
   fewest that cover them, each of two letters or more); a split into a few long words is a
   payload (``DELETEREPO`` -> ``delete repo``).
@@ -24,20 +26,32 @@ unknown words, few lines) cost a tokenisation and a few set look-ups.
 
 from __future__ import annotations
 
+import itertools
 import re
 from functools import lru_cache
 from pathlib import Path
 
-__all__ = ["WORDS_PATH", "acrostic_words", "cipher_payloads", "english_words", "segment"]
+__all__ = [
+    "BIGRAMS_PATH",
+    "WORDS_PATH",
+    "acrostic_words",
+    "cipher_payloads",
+    "english_bigrams",
+    "english_words",
+    "segment",
+]
 
 #: The English word list the decodings are checked against.
 WORDS_PATH = Path(__file__).with_name("injection_words.txt")
+#: Pairs of neighbouring English words, in the order English writes them.
+BIGRAMS_PATH = Path(__file__).with_name("injection_bigrams.txt")
 
 _CHUNK_SPLIT = re.compile(r"([\n.!?:;()\[\]\"\u201c\u201d]+)")
 _LATIN = re.compile(r"[A-Za-z]+")
 _LETTER = re.compile(r"[^\W\d_]")
 _PLAIN_WORD = re.compile(r"[\"'(\u201c]?[A-Za-z]+(?:'[a-z]+)?[.,;:!?\"')\u201d]*")
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
+_PIECE_SPLIT = re.compile(r"[\"\u201c\u201d():]+")
 _MIN_TOKENS = 3  # a chunk of fewer words is not tried
 _MAX_CHUNKS = 6  # chunks tried per text
 _SAMPLE = 6  # words of a chunk a shift is first tried on
@@ -50,6 +64,15 @@ _MIN_WORD_LETTERS = 3.5  # an acrostic's words average at least this many letter
 # may be an order written backwards.
 _BACKWARD_ENDS = frozenset(
     [
+        "when",
+        "whenever",
+        "once",
+        "after",
+        "always",
+        "never",
+        "anyone",
+        "someone",
+        "note",
         "the",
         "a",
         "an",
@@ -98,6 +121,22 @@ def english_words(path: Path = WORDS_PATH) -> frozenset[str]:
         return frozenset(path.read_text(encoding="utf-8").split())
     except OSError as exc:
         raise ValueError(f"cannot read the word list {path}: {exc}") from exc
+
+
+@lru_cache(maxsize=1)
+def english_bigrams(path: Path = BIGRAMS_PATH) -> frozenset[str]:
+    """Pairs of neighbouring English words (``"to the"``), read once per process.
+
+    Raises :class:`ValueError` naming the file when it cannot be read."""
+    try:
+        return frozenset(path.read_text(encoding="utf-8").splitlines())
+    except OSError as exc:
+        raise ValueError(f"cannot read the word pairs {path}: {exc}") from exc
+
+
+def _fluency(words: list[str], pairs: frozenset[str]) -> int:
+    """How many neighbouring pairs of ``words`` English writes in that order."""
+    return sum(f"{a} {b}" in pairs for a, b in itertools.pairwise(words))
 
 
 def cipher_payloads(text: str) -> list[tuple[str, str]]:
@@ -164,9 +203,16 @@ def _shifted(chunk: str, tokens: list[str], words: frozenset[str]) -> tuple[str,
 
 
 def _backward_lines(text: str, words: frozenset[str]) -> list[tuple[str, str]]:
-    """Lines of English words whose order looks reversed, read back to front."""
+    """Lines of English words whose order looks reversed (or pieces of lines between quotation
+    marks, brackets and colons), read back to front."""
     found = []
-    for line in text.splitlines()[:_MAX_CHUNKS]:
+    pieces = [
+        piece
+        for line in text.splitlines()[:_MAX_CHUNKS]
+        for piece in dict.fromkeys([line, *_PIECE_SPLIT.split(line)])
+        if piece.strip()
+    ]
+    for line in pieces[: 2 * _MAX_CHUNKS]:
         parts = line.split()
         if len(parts) < 4:
             continue
@@ -179,7 +225,12 @@ def _backward_lines(text: str, words: frozenset[str]) -> list[tuple[str, str]]:
         end, start = last[-1], first[0]
         backward = (end.istitle() and end != "I" and start.islower()) or end in _BACKWARD_ENDS
         if backward and _share(_tokens(line), words) >= _DECODED_ABOVE:
-            found.append(("reversed-words", " ".join(reversed(parts))))
+            forward = [t.lower() for t in _LATIN.findall(line)]
+            pairs = english_bigrams()
+            # the reversed line reads as English more than the line does: "when asked about"
+            # beside "about asked when"
+            if _fluency(forward[::-1], pairs) >= _fluency(forward, pairs):
+                found.append(("reversed-words", " ".join(reversed(parts))))
     return found
 
 
