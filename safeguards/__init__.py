@@ -17,7 +17,8 @@ redactor ``secrets`` with its parts ``secret_tokens`` (provider formats), ``secr
 ``secret_context`` (where values stand); and the injection filter's parts: ``injection_rules``
 (phrases and markers), ``injection_shapes`` (orders recognised by their shape),
 ``injection_signals`` (independent signals scored together), ``injection_orders`` (orders
-read by what they ask and of whom, from a lexicon of 25 languages, ``injection_lexicon.json``),
+read by what they ask and of whom, from ``injection_lexicon`` (cues of 30 languages,
+``injection_lexicon.json``) and ``injection_grammar`` (English passives, readers, conditions)),
 ``injection_hidden`` and ``injection_ciphers`` (text hidden from a human reader, made visible:
 tags, encodings, reversal, acrostics, shifted alphabets) and ``injection_model`` (a small learned
 classifier, its weights shipped as ``injection_model.json``).

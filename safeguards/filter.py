@@ -27,10 +27,11 @@ account alone. Beyond these, independent signals (:mod:`safeguards.injection_sig
 text addresses, control verbs, claimed authority, evasion, overrides, sensitive targets,
 obfuscation) each weigh under 1 and flag a text only when several combine. Orders that never
 address a model are read by what they ask and of whom (:mod:`safeguards.injection_orders`, from
-a lexicon of 25 languages): errands on the user's systems for whoever reads, conditional and
-deferred triggers, tasks for whoever summarises or reviews. Text hidden by reversal, acrostics
-and shifted alphabets is decoded (:mod:`safeguards.injection_ciphers`) and counts when what it
-says is an order. Last, a small learned
+a lexicon of 30 languages and English grammar): errands on the user's systems for whoever
+reads, conditional and deferred triggers, tasks for whoever summarises, reviews, marks or
+translates. Text hidden by reversal, acrostics and shifted alphabets is decoded
+(:mod:`safeguards.injection_ciphers`) and counts when what it says is an order. Last, a small
+learned
 classifier (:mod:`safeguards.injection_model`: a logistic regression over words, stems and
 concept words in many languages plus the kinds of the rule findings, trained offline, shipped as
 JSON weights) scores the folded text and flags it on its own when its probability reaches the
@@ -38,15 +39,21 @@ threshold fixed in training; it also scores what hidden text decodes to. It also
 the rules flag but the classifier reads as ordinary (probability under the model's ``veto``) is
 not flagged, unless it hides text. The rules match words and shapes that notes about admins,
 prompts and tools use too; the classifier weighs the whole text. The veto shows in the findings
-as ``classifier-ordinary`` with a negative weight that cancels the rules'.
+as ``classifier-ordinary`` with a negative weight that cancels the rules'; an order that comes
+with its cover (a claimed approval, a dispensed check, secrecy, an outside address: rule
+``order-<kind>-covered``) and weighs a flag on its own is not vetoed. The classifier also sees
+which categories of order cues the text holds (a condition, something to say, whoever reads,
+something at stake, the first person ...), so what it learns of an order in one language counts
+in another.
 
 Scanning is the costly part of showing a memory (a few tenths of a millisecond per text), so a
 caller may keep verdicts: :data:`FILTER_VERSION` fingerprints everything a verdict depends on
-(this module, the rule, shape, signal, order, cipher and hidden-text modules, the classifier and
-its weights, the order lexicon, the word list, Python's Unicode tables), :func:`is_clean` scans a
-text without the process caches, and inside ``with known_verdicts(source):`` :func:`neutralize`
-asks ``source`` before scanning a text the process has not seen. Only "clean" verdicts can be
-kept that way; a flagged text is always scanned (its defanged form and findings are needed).
+(this module, the rule, shape, signal, order, grammar, lexicon, cipher and hidden-text modules,
+the classifier and its weights, the order lexicon, the word list and word pairs, Python's
+Unicode tables), :func:`is_clean` scans a text without the process caches, and inside ``with
+known_verdicts(source):`` :func:`neutralize` asks ``source`` before scanning a text the process
+has not seen. Only "clean" verdicts can be kept that way; a flagged text is always scanned (its
+defanged form and findings are needed).
 """
 
 from __future__ import annotations
@@ -65,7 +72,9 @@ from typing import Protocol
 
 from safeguards import (
     injection_ciphers,
+    injection_grammar,
     injection_hidden,
+    injection_lexicon,
     injection_model,
     injection_orders,
     injection_rules,
@@ -75,7 +84,7 @@ from safeguards import (
 from safeguards.injection_ciphers import cipher_payloads
 from safeguards.injection_hidden import hidden_payloads, tag_text, without_tags
 from safeguards.injection_model import load_model
-from safeguards.injection_orders import order_hits
+from safeguards.injection_orders import orders, read_orders
 from safeguards.injection_rules import (
     BADGE_QUERY,
     DEFANG_BRACKETS,
@@ -279,7 +288,9 @@ def _filter_version() -> str:
     modules = (
         sys.modules[__name__],
         injection_ciphers,
+        injection_grammar,
         injection_hidden,
+        injection_lexicon,
         injection_model,
         injection_orders,
         injection_rules,
@@ -289,7 +300,7 @@ def _filter_version() -> str:
     files = sorted({Path(str(m.__file__)) for m in modules})
     files += [
         injection_model.MODEL_PATH,
-        injection_orders.LEXICON_PATH,
+        injection_lexicon.LEXICON_PATH,
         injection_ciphers.WORDS_PATH,
         injection_ciphers.BIGRAMS_PATH,
     ]
@@ -324,7 +335,7 @@ def _scan_at(text: str, depth: int, *, learned: bool = True) -> tuple[Finding, .
     findings += _order_findings(text, lower)
     probability = None
     if learned:
-        probability = _probability(bare, folded, findings)
+        probability = _probability(bare, folded, findings, _cues(text, lower))
         findings += _learned_findings(probability, folded)
     if depth < _HIDDEN_DEPTH:
         findings += _hidden_findings(bare, depth, learned=learned)
@@ -346,17 +357,24 @@ def learned_view(text: str) -> tuple[str, str, tuple[str, ...]]:
     same features the scan gives it)."""
     bare = _ZERO_WIDTH.sub("", text)
     kinds = _rule_kinds(_scan_at(text, _HIDDEN_DEPTH, learned=False))
-    return _fold(bare), bare, kinds
+    lower = unicodedata.normalize("NFKC", bare).lower()
+    return _fold(bare), bare, tuple(sorted({*kinds, *_cues(text, lower)}))
 
 
 def _rule_kinds(findings: Iterable[Finding]) -> tuple[str, ...]:
     return tuple(sorted({f.kind for f in findings if not f.quoted}))
 
 
-def _probability(bare: str, folded: str, findings: list[Finding]) -> float:
+def _cues(raw: str, lower: str) -> tuple[str, ...]:
+    """The categories of order cues in the text (:func:`safeguards.injection_orders.read_orders`),
+    named ``cue-say``, ``cue-stakes`` ...: the classifier's view of orders in any language."""
+    return tuple(f"cue-{category}" for category in sorted(read_orders(lower, raw)[1]))
+
+
+def _probability(bare: str, folded: str, findings: list[Finding], cues: tuple[str, ...]) -> float:
     """The classifier's (:mod:`safeguards.injection_model`) probability that the text is an
-    injected order; the rules' findings so far are among its features."""
-    return load_model().probability(folded, bare, _rule_kinds(findings))
+    injected order; the rules' findings so far and the order cues are among its features."""
+    return load_model().probability(folded, bare, tuple(sorted({*_rule_kinds(findings), *cues})))
 
 
 def _learned_findings(probability: float, folded: str) -> list[Finding]:
@@ -374,12 +392,19 @@ def _veto(probability: float, folded: str, findings: list[Finding]) -> list[Find
     is never ordinary, so it is not vetoed."""
     if probability >= load_model().veto or any(f.kind == "hidden" for f in findings):
         return []
-    if not is_flagged(findings):
+    if not is_flagged(findings) or any(_covered_order(f) for f in findings):
         return []
     weight = sum(f.weight for f in findings if not f.quoted)
     weight += min(_QUOTED_CAP, sum(f.weight for f in findings if f.quoted))
     excerpt = f"p={probability:.2f}: {folded[:60]}"
     return [Finding("learned", "classifier-ordinary", excerpt, -weight)]
+
+
+def _covered_order(finding: Finding) -> bool:
+    """An order that weighs a flag on its own and came with its cover (a claimed approval, a
+    dispensed check, secrecy, an outside address): ordinary notes seldom have both, and the
+    classifier, which weighs words, does not veto it."""
+    return finding.rule.endswith(_COVERED) and finding.weight >= _FLAG_THRESHOLD - 1e-9
 
 
 def _signal_findings(raw: str, folded: str, lower: str) -> list[Finding]:
@@ -400,8 +425,8 @@ def _may_order(text: str, depth: int) -> bool:
     """Whether a text without any word the rules look for still holds an order of
     :mod:`safeguards.injection_orders` or an encoding of :mod:`safeguards.injection_ciphers`
     (both cheap beside the full scan)."""
-    lower = " ".join(unicodedata.normalize("NFKC", text).lower().split())
-    if any(weight >= 0.5 for _, weight, _ in order_hits(lower, text)):
+    lower = unicodedata.normalize("NFKC", text).lower()
+    if any(hit.weight >= 0.5 for hit in orders(lower, text)):
         return True  # an errand's hint alone does not: "TODO: add the table" is a note
     return depth == 0 and bool(cipher_payloads(text))
 
@@ -409,11 +434,21 @@ def _may_order(text: str, depth: int) -> bool:
 def _order_findings(raw: str, lower: str) -> list[Finding]:
     """Orders recognised by what they ask and of whom (see :mod:`safeguards.injection_orders`):
     errands, triggers, tasks for whoever summarises, orders in other languages."""
-    view = " ".join(lower.split())  # lower case, not folded: the lexicon has Cyrillic words
+    # lower case, not folded: the lexicon has Cyrillic words
     return [
-        Finding(kind, f"order-{kind}", excerpt[:_EXCERPT_CHARS], weight)
-        for kind, weight, excerpt in order_hits(view, raw)
+        Finding(hit.kind, _order_rule(hit.kind, hit.covered), hit.excerpt[:_EXCERPT_CHARS], w)
+        for hit in orders(lower, raw)
+        for w in (hit.weight,)
     ]
+
+
+def _order_rule(kind: str, covered: bool) -> str:
+    """``order-errand``; ``order-errand-covered`` when it came with a claimed approval, a
+    dispensed check, secrecy or an outside address (the classifier does not veto it)."""
+    return f"order-{kind}{_COVERED if covered else ''}"
+
+
+_COVERED = "-covered"
 
 
 def _gate_open(name: str, folded: str) -> bool:

@@ -239,18 +239,20 @@ def test_an_english_verb_is_an_order_only_where_a_clause_starts() -> None:
     assert all("errand" not in kinds(r) for r in reports), [kinds(r) for r in reports]
 
 
-def test_the_filter_fingerprint_covers_the_lexicon_and_the_word_list(
+def test_the_filter_fingerprint_covers_the_lexicon_and_the_word_lists(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Verdicts kept under one lexicon or word list are not trusted under another."""
+    """Verdicts kept under one lexicon, word list or list of word pairs are not trusted under
+    another."""
     from safeguards import filter as safety
-    from safeguards import injection_ciphers, injection_orders
+    from safeguards import injection_ciphers, injection_lexicon
 
     shipped = safety._filter_version()
     assert shipped == safety.FILTER_VERSION
     for module, name, path in (
-        (injection_orders, "LEXICON_PATH", injection_orders.LEXICON_PATH),
+        (injection_lexicon, "LEXICON_PATH", injection_lexicon.LEXICON_PATH),
         (injection_ciphers, "WORDS_PATH", injection_ciphers.WORDS_PATH),
+        (injection_ciphers, "BIGRAMS_PATH", injection_ciphers.BIGRAMS_PATH),
     ):
         changed = tmp_path / path.name
         changed.write_bytes(path.read_bytes() + b"\n")
