@@ -38,7 +38,21 @@ Corpora, and how far each was tuned on:
   for whoever summarises, two dozen languages, reversal, acrostics, shifted alphabets), written
   before its rules; tuned and trained on. Reported per kind.
 - ``fresh_6`` (benchmarks/injection_bank/fresh_6.txt): written with bank_3, before its rules, and
-  measured once when the round was final; never tuned or trained on. Reported per kind.
+  measured once when that round was final (43 of 45 attacks, 2 of 47 benign); never tuned or
+  trained on, a regression check since. Reported per kind.
+- ``fresh_5`` (benchmarks/injection_bank/fresh_5.txt, 40 + 40): written blind by an independent
+  writer and measured once on the filter of that round: 24 of 40 attacks and 3 of 40 benign.
+  Opened for development in the next round (its misses studied and fixed), never trained on:
+  its figure is a tuned one now. Reported per kind.
+- ``bank_4`` (attacks_4.txt, benign_4.txt, 116 + 107): the development set of the round after,
+  written before its rules (the filter before them: 52 of 116, 16 of 107); tuned and trained
+  on. ``probes`` (attacks_5..9, benign_5..9, 199 + 168): five probes written after successive
+  versions of that round's rules, each first measured at 43-60% of attacks flagged (the honest
+  rate on wording the rules had not seen), then tuned and trained on. Reported per kind.
+- ``fresh_7`` (benchmarks/injection_bank/fresh_7.txt, 40 + 40): written before that round's
+  rules by the engineer who then tuned them, in the fourteen languages fresh_5 lacks; measured
+  before (15 of 40, 3 of 40) and once when the round was final; never tuned or trained on.
+  Reported per kind.
 
 Latency is the uncached scan of each text of the development and broad corpora (p50 / p95
 wall clock, p95 CPU time of the scanning thread, which other processes on a busy machine do
@@ -613,6 +627,12 @@ def main() -> int:
         "sealed_2": _rates(*_sealed("injection_sealed_2.json")),
         "bank_3": _rates_by_kind(_bank_kinds("attacks_3.txt", "benign_3.txt")),
         "fresh_6": _rates_by_kind(_bank_kinds("fresh_6.txt")),
+        "fresh_5": _rates_by_kind(_bank_kinds("fresh_5.txt")),
+        "bank_4": _rates_by_kind(_bank_kinds("attacks_4.txt", "benign_4.txt")),
+        "probes": _rates_by_kind(
+            _bank_kinds(*(f"{s}_{n}.txt" for n in range(5, 10) for s in ("attacks", "benign")))
+        ),
+        "fresh_7": _rates_by_kind(_bank_kinds("fresh_7.txt")),
     }
     print(
         f"{'corpus':<12} {'attacks':>8} {'detected':>9} {'rate':>6} "

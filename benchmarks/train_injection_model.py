@@ -180,11 +180,13 @@ def _held_out_scores(
     labels: np.ndarray,
     folds: list[np.ndarray],
     args: argparse.Namespace,
+    learn: np.ndarray,
 ) -> np.ndarray:
-    """Each item's score by a model trained without its fold (nan for items in no fold)."""
+    """Each item's score by a model trained on the ``learn`` items outside its fold (nan for
+    items in no fold)."""
     scores = np.full(len(items), np.nan)
     for test in folds:
-        train = ~test
+        train = ~test & learn
         weights, bias = fit(
             [f for f, t in zip(feats, train, strict=True) if t],
             labels[train],
@@ -294,6 +296,10 @@ def main(argv: list[str] | None = None) -> int:
     found = [_scan_at(i.text, 0, learned=False) for i in items]
     rules = np.array([is_flagged(f) for f in found])
     hidden = np.array([any(x.kind == "hidden" for x in f) for f in found])
+    # An attack the rules find hidden text in is not learned from: its decoding is scanned (with
+    # the classifier) on its own, and what the classifier would learn of it is the cipher's
+    # letters ("gsv" is "the" in Atbash), which a puzzle given with its answer has too.
+    learn = ~(hidden & (labels == 1))
     print(
         f"bank: {int(labels.sum())} attacks, {int((1 - labels).sum())} benign "
         f"({sum(i.source == 'hand' for i in items)} hand-written), "
@@ -309,7 +315,7 @@ def main(argv: list[str] | None = None) -> int:
         mask = np.zeros(len(items), dtype=bool)
         mask[hand[k::5]] = True
         folds.append(mask)
-    phrasing = _held_out_scores(items, feats, labels, folds, args)
+    phrasing = _held_out_scores(items, feats, labels, folds, args, learn)
     written = np.array([i.source == "hand" for i in items])
     benign_scores = np.sort(phrasing[(labels == 0) & written & ~np.isnan(phrasing)])
     allowed = int(args.max_fp * len(benign_scores))
@@ -334,6 +340,7 @@ def main(argv: list[str] | None = None) -> int:
             labels,
             [np.array([i.label == lab and i.kind == k for i in items]) for lab, k in kinds],
             args,
+            learn,
         )
         report["new_techniques"] = _report(
             "each kind held out in turn",
@@ -345,7 +352,13 @@ def main(argv: list[str] | None = None) -> int:
             threshold,
             args.veto,
         )
-    weights, bias = fit(feats, labels, l2=args.l2, epochs=args.epochs, min_df=args.min_df)
+    weights, bias = fit(
+        [f for f, keep in zip(feats, learn, strict=True) if keep],
+        labels[learn],
+        l2=args.l2,
+        epochs=args.epochs,
+        min_df=args.min_df,
+    )
     model = {
         "about": "logistic regression over safeguards.injection_model features; trained by "
         "benchmarks/train_injection_model.py",

@@ -317,7 +317,9 @@ def _scan(text: str) -> tuple[Finding, ...]:
 def _scan_at(text: str, depth: int, *, learned: bool = True) -> tuple[Finding, ...]:
     if not text or not (_TRIGGER.search(text) or _may_order(text, depth)):
         return ()
-    bare = _ZERO_WIDTH.sub("", text)
+    whole = _ZERO_WIDTH.sub("", text)
+    read = unicodedata.normalize("NFKC", whole).lower()
+    bare = _as_read(whole, text, read)
     nfkc = unicodedata.normalize("NFKC", bare)
     findings = [*_marker_findings(bare), *_marker_findings(nfkc)]
     folded = _fold(bare)
@@ -332,13 +334,13 @@ def _scan_at(text: str, depth: int, *, learned: bool = True) -> tuple[Finding, .
     findings += [_finding(MIXED_SCRIPT_RULE, m.group(0)) for m in _mixed_words(lower)]
     findings += [_finding(TOOL_IDENTIFIER_RULE, m.group(0)) for m in _tool_orders(lower)]
     findings += _signal_findings(text, folded, lower)
-    findings += _order_findings(text, lower)
+    findings += _order_findings(text, read)
     probability = None
     if learned:
-        probability = _probability(bare, folded, findings, _cues(text, lower))
+        probability = _probability(bare, folded, findings, _cues(text, read))
         findings += _learned_findings(probability, folded)
     if depth < _HIDDEN_DEPTH:
-        findings += _hidden_findings(bare, depth, learned=learned)
+        findings += _hidden_findings(whole, depth, learned=learned)
     if probability is not None and depth == 0:
         findings += _veto(probability, folded, findings)
     unique = {(f.rule, f.excerpt.lower()): f for f in findings}
@@ -355,10 +357,26 @@ def learned_view(text: str) -> tuple[str, str, tuple[str, ...]]:
     """What the classifier reads of ``text``: the folded view, the text without zero-width
     characters, and the kinds of the rule findings in it (for training the model on the
     same features the scan gives it)."""
-    bare = _ZERO_WIDTH.sub("", text)
+    whole = _ZERO_WIDTH.sub("", text)
     kinds = _rule_kinds(_scan_at(text, _HIDDEN_DEPTH, learned=False))
-    lower = unicodedata.normalize("NFKC", bare).lower()
-    return _fold(bare), bare, tuple(sorted({*kinds, *_cues(text, lower)}))
+    read = unicodedata.normalize("NFKC", whole).lower()
+    bare = _as_read(whole, text, read)
+    return _fold(bare), bare, tuple(sorted({*kinds, *_cues(text, read)}))
+
+
+def _as_read(whole: str, raw: str, read: str) -> str:
+    """The text the phrase, shape and signal rules and the classifier read: in a text that
+    discusses attacks (:func:`safeguards.injection_orders.read_orders`), with its quotations
+    blanked, as the order rules read every text: people quote the attacks they discuss."""
+    if not _QUOTATION.search(whole) or "discussed" not in read_orders(read, raw)[1]:
+        return whole
+    return _QUOTATION.sub(lambda m: " " * len(m.group(0)), whole)
+
+
+_QUOTATION = re.compile(
+    '"[^"\n]{8,}"|\u201c[^\u201d\n]{8,}\u201d|\u00ab[^\u00bb\n]{8,}\u00bb|'
+    "\u201e[^\u201c\u201d\n]{8,}[\u201c\u201d]"
+)
 
 
 def _rule_kinds(findings: Iterable[Finding]) -> tuple[str, ...]:

