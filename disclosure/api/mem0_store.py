@@ -1,0 +1,327 @@
+"""What the mem0 API does in the stores: the namespaces a key reaches, search, list, history,
+delete and the entities (users, agents, apps, runs) memories are kept for.
+
+Each request reads one namespace (see :mod:`disclosure.api.mem0_filters`); only deletes and
+the entity listing, which mem0 scopes to the whole project, walk every stored namespace of the
+key's tenant.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
+
+from disclosure.api.errors import ApiError
+from disclosure.api.mem0_filters import Filter
+from disclosure.api.mem0_records import decode_id, entity, record, view
+from disclosure.mcp.workflow import ranked
+from disclosure.namespaces import DEFAULT_PART, Namespace, iter_namespaces
+from disclosure.pool import ControllerPool
+from tiers.errors import MemoryNotFoundError, NamespaceError
+from tiers.memory import Memory
+
+if TYPE_CHECKING:
+    from disclosure.api.keys import Grant
+    from disclosure.controller import DisclosureController
+
+__all__ = ["EntityTally", "Scope", "forget_matching", "history", "listing", "search", "updated"]
+
+MAX_DEPTH = 1000  # candidates a filtered search weighs
+NARROW_DEPTH = 200
+_WALK = 1000  # memories read a page at a time by a list
+
+
+class Scope:
+    """The namespaces one request's key reaches: its tenant's (``default`` when the key is not
+    limited to one), the user and run the request names."""
+
+    def __init__(self, pool: ControllerPool, grant: Grant | None) -> None:
+        self.pool = pool
+        self.grant = grant
+        scope = pool.profile.isolation.scope
+        self.run_is_namespace = "conversation" in scope
+        self.has_tenant = "tenant" in scope
+        self.tenant = grant.tenant if grant is not None and grant.tenant else None
+
+    @property
+    def tenant_name(self) -> str:
+        """The tenant as mem0's org and project."""
+        return self.tenant or DEFAULT_PART
+
+    def namespace(self, user: str | None, run: str | None, *, write: bool) -> Namespace:
+        """The namespace of ``user`` (and ``run``, when runs are namespaces), checked against
+        the key."""
+        parts: dict[str, str | None] = {"user": user}
+        if self.has_tenant:
+            parts["tenant"] = self.tenant
+        if self.run_is_namespace:
+            parts["conversation"] = run
+        if "user" not in self.pool.profile.isolation.scope and user is not None:
+            raise NamespaceError(
+                "user_id cannot keep memories apart here: this server's profile does not "
+                "isolate users (isolation.scope)"
+            )
+        try:
+            namespace = self.pool.namespace({k: v for k, v in parts.items() if v is not None})
+        except NamespaceError as exc:
+            if self.has_tenant and self.tenant is None and "tenant" in str(exc):
+                raise NamespaceError(
+                    f"{exc}: the mem0 API takes the tenant from the API key; use a key limited "
+                    "to one tenant (KEY tenant=NAME)"
+                ) from None
+            raise
+        self.authorise(namespace, write=write)
+        return namespace
+
+    def authorise(self, namespace: Namespace, *, write: bool) -> None:
+        grant = self.grant
+        if grant is None or grant.allows(namespace.as_dict().get("tenant"), write=write):
+            return
+        what = "write to" if write and grant.read_only else "act on"
+        raise ApiError(403, "forbidden", f"this API key may not {what} {namespace}")
+
+    def of_id(self, token: str, *, write: bool) -> tuple[Namespace, str]:
+        """The namespace and memory id a mem0 id names (checked against the key), and 404 when
+        nothing was ever stored there."""
+        parts, memory_id = decode_id(token)
+        try:
+            namespace = self.pool.namespace(parts)
+        except NamespaceError:
+            raise ApiError(
+                400, "invalid_memory_id", "this memory id names no namespace of this server"
+            ) from None
+        if namespace.as_dict() != parts:
+            raise ApiError(400, "invalid_memory_id", "this memory id is not one of this server's")
+        self.authorise(namespace, write=write)
+        if not self.pool.exists(namespace):
+            raise MemoryNotFoundError(f"no memory has the id {token[:60]!r}")
+        return namespace, memory_id
+
+    def stored(self, *, user: str | None = None, run: str | None = None) -> list[Namespace]:
+        """The stored namespaces of the key's tenant (of ``user``/``run`` when given)."""
+        found = []
+        for parts, _ in iter_namespaces(self.pool.root):
+            if self.has_tenant and parts.get("tenant") != self.tenant_name:
+                continue
+            if (user is not None and parts.get("user") != user) or (
+                run is not None and parts.get("conversation") != run
+            ):
+                continue
+            try:
+                namespace = self.pool.namespace(parts)
+            except NamespaceError:  # a directory of another profile's scope
+                continue
+            if namespace.as_dict() == parts:
+                found.append(namespace)
+        return found
+
+
+def updated(controller: DisclosureController, memory: Memory) -> datetime:
+    """When the memory's current version was written (its time, unless it was updated)."""
+    replaced = [v.replaced_at for v in controller.store.versions(memory.id) if v.replaced_at]
+    return max(replaced) if replaced else memory.timestamp
+
+
+def search(
+    controller: DisclosureController,
+    namespace: Namespace,
+    flt: Filter,
+    query: str,
+    *,
+    top_k: int,
+    threshold: float | None,
+    now: datetime | None,
+    run_is_namespace: bool,
+) -> list[dict[str, Any]]:
+    """The ``top_k`` best matches passing ``flt``, best first, in mem0's shape. A filter that
+    narrows the namespace is applied to the best few hundred candidates."""
+    depth = max(top_k, NARROW_DEPTH) if flt.narrows else top_k
+    depth = min(MAX_DEPTH, depth)
+    chosen: list[tuple[str, float]] = []
+    for candidate in ranked(controller, query, depth=depth, now=now):
+        score = round(candidate.score, 4)
+        if threshold is not None and score < threshold:
+            continue
+        memory = candidate.memory
+        stamp = _lazy(controller, memory)
+        if flt.narrows and not flt.matches(
+            view(memory, namespace, stamp, run_is_namespace=run_is_namespace)
+        ):
+            continue
+        chosen.append((candidate.id, score))
+        if len(chosen) == top_k:
+            break
+    found = {m.id: m for m in controller.store.get([i for i, _ in chosen])}
+    return [
+        record(
+            found[i],
+            namespace,
+            updated_at=updated(controller, found[i]),
+            run_is_namespace=run_is_namespace,
+            score=score,
+        )
+        for i, score in chosen
+        if i in found
+    ]
+
+
+def listing(
+    controller: DisclosureController,
+    namespace: Namespace,
+    flt: Filter,
+    *,
+    keep: Callable[[Memory], bool] | None,
+    offset: int,
+    size: int,
+    session: str | None,
+    run_is_namespace: bool,
+) -> tuple[int, list[dict[str, Any]]]:
+    """How many memories pass ``flt`` (and ``keep``), and those of one page, in time order."""
+    everything = not flt.narrows and keep is None
+    count, index, page = 0, 0, []
+    for memory, total in _walk(controller, session):
+        if everything:
+            count = total
+        else:
+            seen = view(
+                memory, namespace, _lazy(controller, memory), run_is_namespace=run_is_namespace
+            )
+            if not flt.matches(seen) or (keep is not None and not keep(memory)):
+                continue
+            count += 1
+        if offset <= index < offset + size:
+            page.append(memory)
+        index += 1
+        if everything and index >= offset + size:
+            break
+    records = [
+        record(m, namespace, updated_at=updated(controller, m), run_is_namespace=run_is_namespace)
+        for m in page
+    ]
+    return count, records
+
+
+def history(
+    controller: DisclosureController, namespace: Namespace, memory_id: str, token: str, *, run: bool
+) -> list[dict[str, Any]]:
+    """The versions of one memory as mem0's history entries, oldest first."""
+    versions = controller.store.versions(memory_id)
+    if not versions:
+        raise MemoryNotFoundError(f"no memory has the id {token[:60]!r}")
+    entries = []
+    previous: Memory | None = None
+    written = versions[0].memory.timestamp
+    for version in versions:
+        memory = version.memory
+        seen = view(memory, namespace, lambda w=written: w, run_is_namespace=run)
+        role = memory.metadata.get("role")
+        entries.append(
+            {
+                "id": f"{token}.{version.version}",
+                "memory_id": token,
+                "input": (
+                    [{"role": role, "content": memory.content}]
+                    if previous is None and isinstance(role, str)
+                    else []
+                ),
+                "old_memory": previous.content if previous is not None else None,
+                "new_memory": memory.content,
+                "event": "ADD" if previous is None else "UPDATE",
+                "user_id": seen.user_id,
+                "agent_id": seen.agent_id,
+                "app_id": seen.app_id,
+                "session_id": seen.run_id,
+                "categories": [],
+                "metadata": dict(seen.metadata) or None,
+                "created_at": _iso(written),
+                "updated_at": _iso(version.replaced_at or written),
+            }
+        )
+        previous = memory
+        written = version.replaced_at or written
+    return entries
+
+
+def forget_matching(
+    controller: DisclosureController,
+    namespace: Namespace,
+    flt: Filter | None,
+    *,
+    run_is_namespace: bool,
+) -> int:
+    """Forget every memory of the namespace that passes ``flt`` (None: all); how many."""
+    ids = [
+        m.id
+        for m in controller.store.iter_memories()
+        if flt is None
+        or flt.matches(view(m, namespace, _lazy(controller, m), run_is_namespace=run_is_namespace))
+    ]
+    if not ids:
+        return 0
+    return controller.forget(ids=ids).count
+
+
+@dataclass
+class EntityTally:
+    """Memories per entity, with the first and last time of each."""
+
+    kinds: dict[tuple[str, str], list[Any]] = field(default_factory=dict)
+
+    def add(self, kind: str, name: str | None, when: datetime) -> None:
+        if name is None:
+            return
+        entry = self.kinds.setdefault((kind, name), [0, when, when])
+        entry[0] += 1
+        entry[1], entry[2] = min(entry[1], when), max(entry[2], when)
+
+    def count(self, controller: DisclosureController, namespace: Namespace) -> None:
+        parts = namespace.as_dict()
+        for memory in controller.store.iter_memories():
+            when = (
+                memory.timestamp
+                if memory.timestamp.tzinfo
+                else memory.timestamp.replace(tzinfo=UTC)
+            )
+            runs = "conversation" in parts
+            seen = view(memory, namespace, lambda w=when: w, run_is_namespace=runs)
+            self.add("user", entity(parts.get("user")), when)
+            self.add("agent", seen.agent_id, when)
+            self.add("app", seen.app_id, when)
+            self.add("run", seen.run_id, when)
+
+    def results(self, owner: str) -> list[dict[str, Any]]:
+        return [
+            {
+                "id": name,
+                "name": name,
+                "type": kind,
+                "owner": owner,
+                "created_at": _iso(first),
+                "updated_at": _iso(last),
+                "metadata": None,
+                "total_memories": count,
+            }
+            for (kind, name), (count, first, last) in sorted(self.kinds.items())
+        ]
+
+
+def _walk(controller: DisclosureController, session: str | None) -> Iterator[tuple[Memory, int]]:
+    """Every memory (of one session) in time order, with the total, a page at a time."""
+    cursor = None
+    while True:
+        page = controller.store.page(session_id=session, cursor=cursor, limit=_WALK)
+        for memory in page.memories:
+            yield memory, page.total
+        cursor = page.cursor
+        if cursor is None:
+            return
+
+
+def _lazy(controller: DisclosureController, memory: Memory) -> Callable[[], datetime]:
+    return lambda: updated(controller, memory)
+
+
+def _iso(moment: datetime) -> str:
+    return (moment if moment.tzinfo else moment.replace(tzinfo=UTC)).isoformat()
