@@ -18,12 +18,9 @@ onto namespaces and how ids are made: :mod:`disclosure.api.mem0_records`. Errors
 reads the routes' annotations.)
 """
 
-import ast
-import inspect
 import json
 import logging
-from collections.abc import Callable, Coroutine, Mapping
-from datetime import UTC, datetime
+from collections.abc import Callable, Coroutine
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Path, Query, Request, Response
@@ -33,19 +30,35 @@ from starlette.convertors import Convertor, register_url_convertor
 
 from disclosure.api.errors import ApiError, render_error
 from disclosure.api.keys import ApiKeys, Grant
-from disclosure.api.mem0_filters import Filter, invalid, parse_filters, unsupported
+from disclosure.api.mem0_filters import invalid, parse_filters
 from disclosure.api.mem0_records import (
     MAX_MEM0_ID_CHARS,
-    RESERVED_METADATA,
     AddBody,
     BatchBody,
-    BatchItem,
     ListBody,
     SearchBody,
     UpdateBody,
     check_metadata,
     encode_id,
     record,
+)
+from disclosure.api.mem0_requests import (
+    MAX_QUERY_MAPPING_CHARS,
+    VERBATIM,
+    add_refusals,
+    check_project,
+    dated,
+    entity_ids,
+    only,
+    page_url,
+    query_mapping,
+    reference,
+    refuse,
+    refuse_extraction,
+    refuse_update,
+    run_part,
+    when,
+    with_metadata,
 )
 from disclosure.api.mem0_schema import (
     Mem0AddResponse,
@@ -61,26 +74,21 @@ from disclosure.api.mem0_schema import (
 from disclosure.api.mem0_store import (
     EntityTally,
     Scope,
-    forget_matching,
+    apply_update,
+    delete_where,
+    existing,
     history,
     listing,
     search,
     updated,
 )
 from disclosure.memories import MemoryBook
-from disclosure.namespaces import DEFAULT_PART
 from disclosure.pool import ControllerPool
-from tiers.errors import MemoryNotFoundError
 
 __all__ = ["Mem0Route", "mem0_router"]
 
 log = logging.getLogger(__name__)
 
-VERBATIM = (
-    "stored verbatim, one memory per message (this server runs no model to extract facts; "
-    "system messages are instructions and are not stored)"
-)
-MAX_QUERY_MAPPING_CHARS = 8192
 _ERRORS: dict[int | str, dict[str, Any]] = {
     status: {"model": Mem0Error, "description": text}
     for status, text in (
@@ -158,7 +166,7 @@ def mem0_router(pool: ControllerPool, keys: ApiKeys) -> APIRouter:
 
     _memory_routes(router, pool, scoped)
     _entity_routes(router, pool, scoped)
-    _refusals(router, scoped)
+    add_refusals(router, scoped)
     return router
 
 
@@ -171,15 +179,15 @@ def _memory_routes(router: APIRouter, pool: ControllerPool, scoped: Any) -> None
     def add(body: AddBody, scope: scoped) -> dict[str, Any]:
         """Store each message verbatim (one memory each), for the user, agent, app and run
         given at the top or in ``filters``."""
-        _refuse_extraction(body)
-        _check_project(scope, body.org_id, body.project_id)
+        refuse_extraction(body)
+        check_project(scope, body.org_id, body.project_id)
         if len(body.messages) > limits.max_memories:
             raise ApiError(
                 413,
                 "too_many_memories",
                 f"{len(body.messages)} messages; the limit is {limits.max_memories}",
             )
-        ids = _entities(body)
+        ids = entity_ids(body)
         namespace = scope.namespace(ids["user_id"], ids["run_id"], write=True)
         metadata = check_metadata(body.metadata)
         metadata.update({k: ids[k] for k in ("agent_id", "app_id") if ids[k] is not None})
@@ -189,7 +197,7 @@ def _memory_routes(router: APIRouter, pool: ControllerPool, scoped: Any) -> None
                 messages,
                 session_id=ids["run_id"] or "default",
                 metadata=metadata,
-                timestamp=_when(body),
+                timestamp=when(body),
             )
         results = [
             {
@@ -207,11 +215,11 @@ def _memory_routes(router: APIRouter, pool: ControllerPool, scoped: Any) -> None
     )
     def search_memories(body: SearchBody, scope: scoped) -> dict[str, Any]:
         """The best matches for ``query`` among the memories ``filters`` selects."""
-        _check_project(scope, body.org_id, body.project_id)
-        _refuse(categories=body.categories, enable_graph=body.enable_graph)
-        raw = _with_metadata(body.filters, body.metadata)
+        check_project(scope, body.org_id, body.project_id)
+        refuse(categories=body.categories, enable_graph=body.enable_graph)
+        raw = with_metadata(body.filters, body.metadata)
         flt = parse_filters(raw, run_is_namespace=scope.run_is_namespace)
-        namespace = scope.namespace(flt.user_id, _run_part(scope, flt), write=False)
+        namespace = scope.namespace(flt.user_id, run_part(scope, flt), write=False)
         if not pool.exists(namespace):
             return {"results": []}
         with pool.lease(namespace) as controller:
@@ -222,10 +230,10 @@ def _memory_routes(router: APIRouter, pool: ControllerPool, scoped: Any) -> None
                 body.query.strip(),
                 top_k=body.top_k or body.limit or 10,
                 threshold=body.threshold,
-                now=_reference(body.reference_date),
+                now=reference(body.reference_date),
                 run_is_namespace=scope.run_is_namespace,
             )
-        return {"results": _only(found, body.fields)}
+        return {"results": only(found, body.fields)}
 
     @router.post("/v3/memories/", response_model=None, responses={200: {"model": Mem0Page}})
     def list_memories(
@@ -236,11 +244,11 @@ def _memory_routes(router: APIRouter, pool: ControllerPool, scoped: Any) -> None
         page_size: Annotated[int | None, Query(ge=1, le=1000)] = None,
     ) -> dict[str, Any]:
         """The memories ``filters`` selects, in time order, ``page_size`` a page."""
-        _check_project(scope, body.org_id, body.project_id)
-        _refuse(categories=body.categories, enable_graph=body.enable_graph)
+        check_project(scope, body.org_id, body.project_id)
+        refuse(categories=body.categories, enable_graph=body.enable_graph)
         number, size = page or body.page or 1, page_size or body.page_size or 100
-        flt = parse_filters(_dated(body), run_is_namespace=scope.run_is_namespace)
-        namespace = scope.namespace(flt.user_id, _run_part(scope, flt), write=False)
+        flt = parse_filters(dated(body), run_is_namespace=scope.run_is_namespace)
+        namespace = scope.namespace(flt.user_id, run_part(scope, flt), write=False)
         if not pool.exists(namespace):
             return {"count": 0, "next": None, "previous": None, "results": []}
         words = body.keywords.casefold() if body.keywords else None
@@ -257,9 +265,9 @@ def _memory_routes(router: APIRouter, pool: ControllerPool, scoped: Any) -> None
             )
         return {
             "count": count,
-            "next": _page_url(request, number + 1, size) if number * size < count else None,
-            "previous": _page_url(request, number - 1, size) if number > 1 else None,
-            "results": _only(found, body.fields),
+            "next": page_url(request, number + 1, size) if number * size < count else None,
+            "previous": page_url(request, number - 1, size) if number > 1 else None,
+            "results": only(found, body.fields),
         }
 
     _one_memory_routes(router, pool, scoped)
@@ -276,7 +284,7 @@ def _one_memory_routes(router: APIRouter, pool: ControllerPool, scoped: Any) -> 
         """One memory by its mem0 id."""
         namespace, ours = scope.of_id(memory_id, write=False)
         with pool.lease(namespace) as controller:
-            memory = _existing(controller, ours, memory_id)
+            memory = existing(controller, ours, memory_id)
             return record(
                 memory,
                 namespace,
@@ -291,10 +299,10 @@ def _one_memory_routes(router: APIRouter, pool: ControllerPool, scoped: Any) -> 
     )
     def update_memory(memory_id: Mem0Id, body: UpdateBody, scope: scoped) -> dict[str, Any]:
         """New text and/or metadata; the replaced version stays in the history."""
-        _refuse_update(body)
+        refuse_update(body)
         namespace, ours = scope.of_id(memory_id, write=True)
         with pool.lease(namespace) as controller:
-            return _update(controller, namespace, ours, body, scope=scope, token=memory_id)
+            return apply_update(controller, namespace, ours, body, scope=scope, token=memory_id)
 
     @router.delete(
         "/v1/memories/{memory_id:mem0id}/",
@@ -309,7 +317,7 @@ def _one_memory_routes(router: APIRouter, pool: ControllerPool, scoped: Any) -> 
         """Forget one memory everywhere, with its earlier versions."""
         namespace, ours = scope.of_id(memory_id, write=True)
         with pool.lease(namespace) as controller:
-            _existing(controller, ours, memory_id)
+            existing(controller, ours, memory_id)
             controller.forget(ids=[ours])
         return {"message": "Memory deleted successfully!"}
 
@@ -340,20 +348,20 @@ def _delete_routes(router: APIRouter, pool: ControllerPool, scoped: Any) -> None
         project_id: Annotated[str | None, Query(max_length=300)] = None,
     ) -> dict[str, Any]:
         """Forget the memories the entity ids (``*``: any) and filters select."""
-        _check_project(scope, org_id, project_id)
+        check_project(scope, org_id, project_id)
         given = {"user_id": user_id, "agent_id": agent_id, "app_id": app_id, "run_id": run_id}
         raw: dict[str, Any] = {k: v for k, v in given.items() if v is not None}
         if metadata is not None:
-            raw["metadata"] = _query_mapping("metadata", metadata)
+            raw["metadata"] = query_mapping("metadata", metadata)
         if filters is not None:
             raw = (
-                {"AND": [raw, _query_mapping("filters", filters)]}
+                {"AND": [raw, query_mapping("filters", filters)]}
                 if raw
-                else (_query_mapping("filters", filters))
+                else (query_mapping("filters", filters))
             )
         if not raw:
             raise invalid("delete_all needs at least one filter (user_id='*' for every user)")
-        count = _delete_where(pool, scope, raw)
+        count = delete_where(pool, scope, raw)
         return {"message": "Memories deleted successfully!", "count": count}
 
     @router.put("/v1/batch/", response_model=None, responses={200: {"model": Mem0Message}})
@@ -364,10 +372,10 @@ def _delete_routes(router: APIRouter, pool: ControllerPool, scoped: Any) -> None
             if item.text is None and item.metadata is None:
                 raise invalid(f"batch item {item.memory_id[:40]!r}: give text and/or metadata")
             with pool.lease(namespace) as controller:
-                _existing(controller, ours, item.memory_id)
+                existing(controller, ours, item.memory_id)
         for (namespace, ours), item in targets:
             with pool.lease(namespace) as controller:
-                _update(controller, namespace, ours, item, scope=scope, token=item.memory_id)
+                apply_update(controller, namespace, ours, item, scope=scope, token=item.memory_id)
         return {"message": f"Successfully updated {len(targets)} memories"}
 
     @router.delete("/v1/batch/", response_model=None, responses={200: {"model": Mem0Message}})
@@ -376,7 +384,7 @@ def _delete_routes(router: APIRouter, pool: ControllerPool, scoped: Any) -> None
         targets = [scope.of_id(m.memory_id, write=True) for m in body.memories]
         for (namespace, ours), item in zip(targets, body.memories, strict=True):
             with pool.lease(namespace) as controller:
-                _existing(controller, ours, item.memory_id)
+                existing(controller, ours, item.memory_id)
         count = 0
         for namespace, ours in targets:
             with pool.lease(namespace) as controller:
@@ -393,7 +401,7 @@ def _entity_routes(router: APIRouter, pool: ControllerPool, scoped: Any) -> None
     ) -> dict[str, Any]:
         """The users, agents, apps and runs memories are kept for in the key's tenant (reads
         every stored namespace of the tenant)."""
-        _check_project(scope, org_id, project_id)
+        check_project(scope, org_id, project_id)
         tally = EntityTally()
         for namespace in scope.stored():
             scope.authorise(namespace, write=False)
@@ -415,73 +423,11 @@ def _entity_routes(router: APIRouter, pool: ControllerPool, scoped: Any) -> None
         wanted = {f"{entity_type}_id": entity_id}
         if entity_type != "user":  # mem0's agents, apps and runs span the project's users
             wanted["user_id"] = "*"
-        count = _delete_where(pool, scope, wanted)  # none left is no error: reset goes on
+        count = delete_where(pool, scope, wanted)  # none left is no error: reset goes on
         return {"message": "Entity deleted successfully.", "count": count}
 
 
 _KINDS = ("user", "agent", "app", "run")
-
-
-def _refusals(router: APIRouter, scoped: Any) -> None:
-    """Every other call of mem0's client: a 400 that says why, never a 404."""
-    refused = {
-        ("POST", "/v1/feedback/"): "feedback on single memories is not kept: this server "
-        "learns from which memories a reply cites (POST /v1/feedback with a disclosure_id)",
-        ("POST", "/v1/exports/"): _MODEL_EXPORT,
-        ("POST", "/v1/exports/get/"): _MODEL_EXPORT,
-        ("POST", "/v1/summary/"): "summaries by mem0's model are not made here; see "
-        "GET /v1/summaries for this server's consolidated summaries",
-        ("GET", "/v2/entities/{entity_type}/{entity_id}/profile/"): _PROFILES,
-        ("POST", "/v2/profiles/jobs/"): _PROFILES,
-        ("GET", "/v2/profiles/jobs/{job_id}/"): _PROFILES,
-        ("GET", "/v2/profiles/settings/"): _PROFILES,
-        ("POST", "/v2/profiles/settings/"): _PROFILES,
-    }
-    every = ("GET", "POST", "PUT", "PATCH", "DELETE")
-    for path, why in (
-        ("/api/v1/orgs/{rest:path}", _PROJECTS),
-        ("/api/v1/webhooks/{rest:path}", _WEBHOOKS),
-    ):
-        refused.update({(method, path): why for method in every})
-    for (method, path), why in refused.items():
-        slug = "_".join(p for p in path.replace(":path", "").strip("/{}").split("/") if p)
-        router.add_api_route(
-            path,
-            _refusal(why, scoped, path),
-            methods=[method],
-            response_model=None,
-            operation_id=f"mem0_refused_{method.lower()}_{slug.replace('{', '').replace('}', '')}",
-        )
-
-
-_MODEL_EXPORT = (
-    "exports shaped by a schema are made by mem0's model, which this server does not run"
-)
-_PROFILES = "user profiles are written by mem0's model, which this server does not run"
-_PROJECTS = (
-    "organisations and projects are not managed by this server: the API key names the tenant "
-    "(a key file entry 'KEY tenant=NAME')"
-)
-_WEBHOOKS = "webhooks are not offered by this server"
-
-
-def _refusal(why: str, scoped: Any, path: str) -> Callable[..., Any]:
-    """An endpoint refusing with ``why``, taking the path's parameters (for the schema)."""
-
-    def refuse(scope: scoped, **_: str) -> None:
-        raise unsupported(why)
-
-    names = [part.strip("{}").split(":")[0] for part in path.split("/") if part.startswith("{")]
-    parameters = [
-        inspect.Parameter("scope", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=scoped),
-        *(inspect.Parameter(n, inspect.Parameter.KEYWORD_ONLY, annotation=str) for n in names),
-    ]
-    refuse.__signature__ = inspect.Signature(parameters, return_annotation=None)  # type: ignore[attr-defined]
-    refuse.__doc__ = f"Refused (400): {why}."
-    return refuse
-
-
-# -- helpers ------------------------------------------------------------------------------------
 
 
 def _scope(pool: ControllerPool, keys: ApiKeys) -> Callable[..., Scope]:
@@ -506,222 +452,3 @@ def _scope(pool: ControllerPool, keys: ApiKeys) -> Callable[..., Scope]:
         return Scope(pool, grant)
 
     return scope
-
-
-def _entities(body: AddBody) -> dict[str, str | None]:
-    """The entity ids of an add, from the top level and ``filters`` (which must agree)."""
-    ids: dict[str, str | None] = {
-        "user_id": body.user_id,
-        "agent_id": body.agent_id,
-        "app_id": body.app_id,
-        "run_id": body.run_id,
-    }
-    for key, value in (body.filters or {}).items():
-        if key not in ids:
-            raise invalid(
-                "add's filters name entities only (user_id, agent_id, app_id, run_id), not "
-                f"{str(key)[:40]!r}"
-            )
-        if not isinstance(value, str) or not 1 <= len(value) <= 128:
-            raise invalid(f"filters: {key} is a string of 1-128 characters")
-        if ids[key] not in (None, value):
-            raise invalid(f"{key} is given twice, with different values")
-        ids[key] = value
-    if not any(ids.values()):
-        raise invalid("add needs at least one of user_id, agent_id, app_id or run_id")
-    return ids
-
-
-def _refuse_extraction(body: AddBody) -> None:
-    if body.infer:
-        raise unsupported(
-            "infer=True asks mem0's model to extract facts, which this server does not run: "
-            f"messages are {VERBATIM}. Omit infer, or pass infer=False"
-        )
-    for name in (
-        "custom_instructions",
-        "agent_custom_instructions",
-        "custom_categories",
-        "includes",
-        "excludes",
-        "structured_data_schema",
-        "prompt_profile_id",
-    ):
-        if getattr(body, name) is not None:
-            raise unsupported(f"{name} guides mem0's fact extraction; here messages are {VERBATIM}")
-    _refuse(enable_graph=body.enable_graph, temporal_reasoning=body.temporal_reasoning)
-    _refuse_lifetime(body.expiration_date, body.immutable)
-    if body.timezone is not None or body.observation_date is not None:
-        raise unsupported(
-            "give the time as timestamp (Unix seconds) or observation_datetime (ISO, with offset)"
-        )
-
-
-def _refuse(
-    *,
-    categories: list[str] | None = None,
-    enable_graph: bool | None = None,
-    temporal_reasoning: bool | None = None,
-) -> None:
-    if categories:
-        raise unsupported("categories are assigned by mem0's model, and this server assigns none")
-    if enable_graph:
-        raise unsupported("graph memory (entities and relations by mem0's model) is not kept here")
-    if temporal_reasoning:
-        raise unsupported("temporal reasoning by mem0's model is not run here")
-
-
-def _refuse_lifetime(expiration_date: str | None, immutable: bool | None = None) -> None:
-    if expiration_date is not None:
-        raise unsupported("memories do not expire here: delete them when they are not wanted")
-    if immutable:
-        raise unsupported("memories cannot be made immutable here")
-
-
-def _refuse_update(body: UpdateBody) -> None:
-    _refuse_lifetime(body.expiration_date)
-    if body.timestamp is not None:
-        raise unsupported("a memory keeps the time it was said; it is not changed by update")
-    if body.text is None and body.metadata is None:
-        raise invalid("update needs text and/or metadata")
-
-
-def _check_project(scope: Scope, org_id: str | None, project_id: str | None) -> None:
-    for name, value in (("org_id", org_id), ("project_id", project_id)):
-        if value is not None and value != scope.tenant_name:
-            raise unsupported(f"{name} {value[:40]!r}: {_PROJECTS}")
-
-
-def _when(body: AddBody) -> datetime | None:
-    if body.timestamp is not None and body.observation_datetime is not None:
-        raise invalid("give timestamp or observation_datetime, not both")
-    if body.timestamp is not None:
-        return datetime.fromtimestamp(body.timestamp, UTC)
-    moment = body.observation_datetime
-    return None if moment is None else moment if moment.tzinfo else moment.replace(tzinfo=UTC)
-
-
-def _reference(value: int | float | str | None) -> datetime | None:
-    """``reference_date``: the moment a search is made as of (Unix seconds or ISO)."""
-    if value is None:
-        return None
-    try:
-        if isinstance(value, int | float) and not isinstance(value, bool):
-            return datetime.fromtimestamp(value, UTC)
-        moment = datetime.fromisoformat(str(value))
-    except (ValueError, OverflowError, OSError):
-        raise invalid(
-            f"reference_date {str(value)[:40]!r} is not a date, a time or Unix seconds"
-        ) from None
-    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
-
-
-def _with_metadata(filters: Any, metadata: Mapping[str, Any] | None) -> Any:
-    if not metadata:
-        return filters
-    if not isinstance(filters, Mapping) or not filters:
-        return filters  # parse_filters says what is missing
-    return {"AND": [filters, {"metadata": dict(metadata)}]}
-
-
-def _dated(body: ListBody) -> Any:
-    bounds = {k: v for k, v in (("gte", body.start_date), ("lte", body.end_date)) if v}
-    if not bounds or not isinstance(body.filters, Mapping) or not body.filters:
-        return body.filters
-    return {"AND": [body.filters, {"created_at": bounds}]}
-
-
-def _run_part(scope: Scope, flt: Filter) -> str | None:
-    return flt.run_id if scope.run_is_namespace else None
-
-
-def _only(found: list[dict[str, Any]], fields: list[str] | None) -> list[dict[str, Any]]:
-    """Each record cut to ``fields`` (mem0's ``fields``), when given."""
-    if not fields:
-        return found
-    known = set(Mem0Memory.model_fields)
-    unknown = sorted(set(fields) - known)
-    if unknown:
-        raise invalid(f"fields: unknown {unknown[0][:40]!r}; known: {', '.join(sorted(known))}")
-    return [{k: v for k, v in r.items() if k in fields} for r in found]
-
-
-def _page_url(request: Request, number: int, size: int) -> str:
-    return str(request.url.include_query_params(page=number, page_size=size))
-
-
-def _query_mapping(name: str, raw: str) -> dict[str, Any]:
-    """A dict sent in the query string: JSON, or the Python form mem0's client sends
-    (``str()`` of a dict), read as a literal (never run)."""
-    try:
-        value = json.loads(raw)
-    except ValueError:
-        try:
-            value = ast.literal_eval(raw)
-        except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
-            raise invalid(f"{name} is not an object (JSON)") from None
-    if not isinstance(value, dict):
-        raise invalid(f"{name} is not an object (JSON)")
-    return value
-
-
-def _existing(controller: Any, memory_id: str, token: str) -> Any:
-    found = controller.store.get([memory_id])
-    if not found:
-        raise MemoryNotFoundError(f"no memory has the id {token[:60]!r}")
-    return found[0]
-
-
-def _update(
-    controller: Any,
-    namespace: Any,
-    memory_id: str,
-    change: UpdateBody | BatchItem,
-    *,
-    scope: Scope,
-    token: str,
-) -> dict[str, Any]:
-    """Apply ``change`` (text and/or metadata; this server's own keys are kept)."""
-    memory = _existing(controller, memory_id, token)
-    merged = None
-    if change.metadata is not None:
-        kept = {k: v for k, v in memory.metadata.items() if k in RESERVED_METADATA}
-        merged = {**check_metadata(change.metadata), **kept}
-    MemoryBook(controller).update(memory_id, change.text, metadata=merged)
-    fresh = _existing(controller, memory_id, token)
-    return record(
-        fresh,
-        namespace,
-        updated_at=updated(controller, fresh),
-        run_is_namespace=scope.run_is_namespace,
-    )
-
-
-def _delete_where(pool: ControllerPool, scope: Scope, raw: dict[str, Any]) -> int:
-    """Forget what ``raw`` selects. No user_id is the user ``default``; ``"*"`` walks every
-    stored user of the tenant; where runs are namespaces, every run of the user unless one is
-    named."""
-    every_user = raw.get("user_id") == "*"
-    every_run = scope.run_is_namespace and raw.get("run_id") == "*"
-    rest = {
-        k: v
-        for k, v in raw.items()
-        if not ((k == "user_id" and every_user) or (k == "run_id" and every_run))
-    }
-    flt = parse_filters(rest, run_is_namespace=scope.run_is_namespace) if rest else None
-    user = None if every_user else (flt.user_id if flt and flt.user_id else DEFAULT_PART)
-    run = flt.run_id if flt and scope.run_is_namespace else None
-    if every_user or (scope.run_is_namespace and run is None):
-        targets = scope.stored(user=user, run=run)
-    else:
-        targets = [scope.namespace(user, run, write=True)]
-    count = 0
-    for namespace in targets:
-        scope.authorise(namespace, write=True)
-        if not pool.exists(namespace):
-            continue
-        with pool.lease(namespace) as controller:
-            count += forget_matching(
-                controller, namespace, flt, run_is_namespace=scope.run_is_namespace
-            )
-    return count

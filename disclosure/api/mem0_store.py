@@ -14,9 +14,19 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from disclosure.api.errors import ApiError
-from disclosure.api.mem0_filters import Filter
-from disclosure.api.mem0_records import decode_id, entity, record, view
+from disclosure.api.mem0_filters import Filter, parse_filters
+from disclosure.api.mem0_records import (
+    RESERVED_METADATA,
+    BatchItem,
+    UpdateBody,
+    check_metadata,
+    decode_id,
+    entity,
+    record,
+    view,
+)
 from disclosure.mcp.workflow import ranked
+from disclosure.memories import MemoryBook
 from disclosure.namespaces import DEFAULT_PART, Namespace, iter_namespaces
 from disclosure.pool import ControllerPool
 from tiers.errors import MemoryNotFoundError, NamespaceError
@@ -26,7 +36,18 @@ if TYPE_CHECKING:
     from disclosure.api.keys import Grant
     from disclosure.controller import DisclosureController
 
-__all__ = ["EntityTally", "Scope", "forget_matching", "history", "listing", "search", "updated"]
+__all__ = [
+    "EntityTally",
+    "Scope",
+    "apply_update",
+    "delete_where",
+    "existing",
+    "forget_matching",
+    "history",
+    "listing",
+    "search",
+    "updated",
+]
 
 MAX_DEPTH = 1000  # candidates a filtered search weighs
 NARROW_DEPTH = 200
@@ -325,3 +346,65 @@ def _lazy(controller: DisclosureController, memory: Memory) -> Callable[[], date
 
 def _iso(moment: datetime) -> str:
     return (moment if moment.tzinfo else moment.replace(tzinfo=UTC)).isoformat()
+
+
+def existing(controller: Any, memory_id: str, token: str) -> Any:
+    found = controller.store.get([memory_id])
+    if not found:
+        raise MemoryNotFoundError(f"no memory has the id {token[:60]!r}")
+    return found[0]
+
+
+def apply_update(
+    controller: Any,
+    namespace: Any,
+    memory_id: str,
+    change: UpdateBody | BatchItem,
+    *,
+    scope: Scope,
+    token: str,
+) -> dict[str, Any]:
+    """Apply ``change`` (text and/or metadata; this server's own keys are kept)."""
+    memory = existing(controller, memory_id, token)
+    merged = None
+    if change.metadata is not None:
+        kept = {k: v for k, v in memory.metadata.items() if k in RESERVED_METADATA}
+        merged = {**check_metadata(change.metadata), **kept}
+    MemoryBook(controller).update(memory_id, change.text, metadata=merged)
+    fresh = existing(controller, memory_id, token)
+    return record(
+        fresh,
+        namespace,
+        updated_at=updated(controller, fresh),
+        run_is_namespace=scope.run_is_namespace,
+    )
+
+
+def delete_where(pool: ControllerPool, scope: Scope, raw: dict[str, Any]) -> int:
+    """Forget what ``raw`` selects. No user_id is the user ``default``; ``"*"`` walks every
+    stored user of the tenant; where runs are namespaces, every run of the user unless one is
+    named."""
+    every_user = raw.get("user_id") == "*"
+    every_run = scope.run_is_namespace and raw.get("run_id") == "*"
+    rest = {
+        k: v
+        for k, v in raw.items()
+        if not ((k == "user_id" and every_user) or (k == "run_id" and every_run))
+    }
+    flt = parse_filters(rest, run_is_namespace=scope.run_is_namespace) if rest else None
+    user = None if every_user else (flt.user_id if flt and flt.user_id else DEFAULT_PART)
+    run = flt.run_id if flt and scope.run_is_namespace else None
+    if every_user or (scope.run_is_namespace and run is None):
+        targets = scope.stored(user=user, run=run)
+    else:
+        targets = [scope.namespace(user, run, write=True)]
+    count = 0
+    for namespace in targets:
+        scope.authorise(namespace, write=True)
+        if not pool.exists(namespace):
+            continue
+        with pool.lease(namespace) as controller:
+            count += forget_matching(
+                controller, namespace, flt, run_is_namespace=scope.run_is_namespace
+            )
+    return count

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -25,15 +24,13 @@ Served = tuple[TestClient, ControllerPool]
 TOKEN = {"Authorization": f"Token {KEY}"}
 
 
-@pytest.fixture
-def runs_apart(
-    lean_profile: Profile, tmp_path: Path
-) -> Iterator[tuple[TestClient, ControllerPool]]:
+@pytest.fixture(scope="module")
+def runs_apart(lean_profile: Profile, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
     """A server whose profile keeps each conversation (mem0's run) in a namespace of its own."""
     data = lean_profile.model_dump(mode="json")
     data["isolation"]["scope"] = ["tenant", "user", "conversation"]
     with (
-        ControllerPool(Profile.model_validate(data), root=tmp_path / "root") as pool,
+        ControllerPool(Profile.model_validate(data), root=tmp_path_factory.mktemp("m0")) as pool,
         TestClient(create_app(pool=pool, api_keys=[KEY]), base_url=BASE) as client,
     ):
         yield client, pool
