@@ -39,10 +39,11 @@ def test_two_setup_commands_one_for_the_demo_one_for_the_tests() -> None:
 
 
 def test_ci_runs_exactly_the_readme_test_command() -> None:
-    """.ci/run contains the README's test command verbatim."""
+    """.ci/run contains the README's test command verbatim, and builds the docs after it."""
     test_command = next(line for line in _bash_lines() if line.endswith("&& pytest"))
     ci = (REPO / ".ci" / "run").read_text(encoding="utf-8").splitlines()
     assert test_command in ci
+    assert any("mkdocs build --strict" in line for line in ci[ci.index(test_command) :])
 
 
 def test_the_docs_give_the_same_setup_commands() -> None:
