@@ -219,10 +219,14 @@ class InjectionModel:
     def probability(self, folded: str, raw: str = "", kinds: Iterable[str] = ()) -> float:
         """The probability that the text is an injected instruction: the highest of its
         windows'."""
-        get = self.weights.get
-        context = self.bias + sum(get(f, 0.0) for f in _context_features(raw, kinds))
-        best = max(sum(get(f, 0.0) for f in _text_features(piece)) for piece in windows(folded))
+        context = self.bias + self._sum(_context_features(raw, kinds))
+        best = max(self._sum(_text_features(piece)) for piece in windows(folded))
         return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, context + best))))
+
+    def _sum(self, features: set[str]) -> float:
+        """The weights of ``features`` added up (a set intersection: most have no weight)."""
+        weights = self.weights
+        return sum(map(weights.__getitem__, weights.keys() & features))
 
 
 @lru_cache(maxsize=1)
