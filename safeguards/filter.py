@@ -375,7 +375,7 @@ def _as_read(whole: str, raw: str, read: str) -> str:
 
 _QUOTATION = re.compile(
     '"[^"\n]{8,}"|\u201c[^\u201d\n]{8,}\u201d|\u00ab[^\u00bb\n]{8,}\u00bb|'
-    "\u201e[^\u201c\u201d\n]{8,}[\u201c\u201d]"
+    "\u201e[^\u201c\u201d\n]{8,}[\u201c\u201d]|(?<!\\w)'[^'\n]{8,}'(?!\\w)|\u2018[^\u2019\n]{8,}\u2019"
 )
 
 

@@ -73,7 +73,11 @@ _DISCUSSED = re.compile(
     r"\b(?:prompt\s+injection|injection|attacker|attackers|payloads?|red[\s-]?team(?:ing)?|"
     r"jailbreaks?|phishing|exploits?|malicious|pen-?test(?:ing)?|threat\s+model(?:ing)?|ctf)\b"
 )
-_QUOTES = re.compile('["\u201c\u201d\u00ab\u00bb\u201e]')
+# a quotation mark, or a phrase in single quotation marks ('ignore previous instructions'; not
+# the apostrophes of "don't" or "users' files")
+_QUOTES = re.compile(
+    "[\"\u201c\u201d\u00ab\u00bb\u201e]|(?<!\\w)'[^'\n]{8,}'(?!\\w)|\u2018[^\u2019\n]{8,}\u2019"
+)
 _THIS = re.compile(r"\b(?:this|these)\b")
 
 
@@ -110,9 +114,12 @@ _NAMED = re.compile(
     r"[A-Z][a-z]{1,15}\b|(?<![\w.])@[a-z][\w-]{1,20}\b(?!\.)",
 )
 # A sentence about what an agent or a model does or should do: a developer's note, not an order
-# (unless it speaks of this very text: "the summariser is to add a line to this page").
+# (unless it speaks of this very text: "the summariser is to add a line to this page"); a prompt
+# a developer keeps ("System prompt draft for the planner: ...", "prompts/support.txt: ...").
 _DESCRIBED = re.compile(
-    r"\b(?:the|our|an?|this|each|every|that|my|your)\s+(?:\w+\s+)?(?:agent|assistant|model|bot|"
+    r"\b(?:system\s+)?prompt\s+(?:draft|template)s?\b|\bsystem\s+prompt\s+for\s+(?:the|our|my)\b"
+    r"|(?<![\w/])prompts?/[\w./-]+"
+    r"|\b(?:the|our|an?|this|each|every|that|my|your)\s+(?:\w+\s+)?(?:agent|assistant|model|bot|"
     r"summari[sz]er|llm|chatbot|reviewer\s+bot|pipeline|classifier|filter|screener|generator)s?\s+"
     r"(?:should|must|will|would|can|cannot|can't|may|might|needs?\s+to|has\s+to|is\s+(?:supposed|"
     r"expected|allowed|told|asked)\s+to|calls|reads|runs|asks|refuses|passes|fails|approves|"
