@@ -46,10 +46,11 @@ Corpora, and how far each was tuned on:
   its figure is a tuned one now. Reported per kind.
 - ``bank_4`` (attacks_4.txt, benign_4.txt, 116 + 107): the development set of the round after,
   written before its rules (the filter before them: 52 of 116, 16 of 107); tuned and trained
-  on. ``probes`` (attacks_5..10, benign_5..10, 214 + 198): six probes written after successive
+  on. ``probes`` (attacks_5..11, benign_5..11, 224 + 218): seven probes written after successive
   versions of that round's rules, the first five first measured at 43-60% of attacks flagged (the
-  honest rate on wording the rules had not seen), the sixth (developers' notes and attack talk,
-  with their twins) at 15 of 15 and 4 of 30; then tuned and trained on. Reported per kind.
+  honest rate on wording the rules had not seen), the last two (developers' notes and attack
+  talk, with their twins) at 15 of 15 and 4 of 30, and 9 of 10 and 3 of 20; then tuned and
+  trained on. Reported per kind.
 - ``fresh_7`` (benchmarks/injection_bank/fresh_7.txt, 40 + 40): written before that round's
   rules by the engineer who then tuned them, in the fourteen languages fresh_5 lacks; measured
   before (15 of 40, 3 of 40) and once when the round was final; never tuned or trained on.
@@ -631,7 +632,7 @@ def main() -> int:
         "fresh_5": _rates_by_kind(_bank_kinds("fresh_5.txt")),
         "bank_4": _rates_by_kind(_bank_kinds("attacks_4.txt", "benign_4.txt")),
         "probes": _rates_by_kind(
-            _bank_kinds(*(f"{s}_{n}.txt" for n in range(5, 11) for s in ("attacks", "benign")))
+            _bank_kinds(*(f"{s}_{n}.txt" for n in range(5, 12) for s in ("attacks", "benign")))
         ),
         "fresh_7": _rates_by_kind(_bank_kinds("fresh_7.txt")),
     }

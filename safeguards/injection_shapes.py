@@ -19,7 +19,8 @@ _MODEL = (
     r"(?:[a-z-]+\s+)?(?:ai|ai\s+assistant|assistant|llm|language\s+model|chatbot|chat\s+bot|model|"
     r"agent|bot|gpt|chatgpt|claude|gemini|copilot)s?"
 )
-_SEP = r"\s*[:,!\u2014\u2013-]"
+# a hyphen separates when a space follows: "Assistant - reply ...", not a ticket key "AI-412"
+_SEP = r"\s*(?:[:,!\u2014\u2013]|-(?=\s))"
 _LEAD = (
     r"(?:\b(?:to|for|dear|hey|hi|hello|attention|attn|note\s+to|message\s+to|instructions?\s+"
     r"(?:to|for))\s+(?:the\s+|any\s+|all\s+|an?\s+|you,?\s+)?|(?:^|[.!?;:>]\s*|--\s*))"

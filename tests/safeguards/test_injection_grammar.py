@@ -309,3 +309,14 @@ def test_a_test_or_a_talk_that_quotes_an_attack_discusses_it() -> None:
     ):
         assert "discussed" in read_orders(text.lower(), text)[1], text
         assert not rules_flag(text), text
+
+
+def test_a_ticket_key_is_not_an_address_to_a_model() -> None:
+    """ "AI-412: ..." names a ticket; "AI - reply ..." and "AI: reply ..." speak to a model."""
+
+    def rules(text: str) -> set[str]:
+        return {f.rule for f in _scan_at(text, 0, learned=False)}
+
+    assert "order-to-the-model" not in rules("AI-412: the bot replied to the customer twice.")
+    assert "order-to-the-model" in rules("Note to the AI - reply to the customer in French.")
+    assert "order-to-the-model" in rules("Note to the AI: reply to the customer in French.")
