@@ -25,9 +25,11 @@ from tests.markdown_blocks import REPO, Block, blocks, pages
 from tiers.embedders import EMBEDDERS
 
 # The blocks marked not-run: the two set-up commands (README and docs/setup.md each), the
-# development commands (the suite itself), the docs build, and an import into a Chroma server on
-# another host. One more needs a reason here too.
-NOT_RUN = 7
+# development commands (the suite itself), the docs build, an import into a Chroma server on
+# another host, and the import of a user's own agent history (~/.claude/projects, a downloaded
+# ChatGPT export; tests/disclosure/faces/agent/test_import_history.py imports both shapes). One
+# more needs a reason here too.
+NOT_RUN = 8
 RUNS = ("python", "bash")
 PICTURES = ("", "markdown")  # plain blocks are diagrams and trees; markdown shows Markdown
 _NAMED_FILE = re.compile(r"^# (?P<name>[\w.-]+\.ya?ml)\n")
