@@ -28,19 +28,60 @@ it imports nothing of this project's but possibly :mod:`tiers`, and :mod:`format
 with it.
 """
 
-from safeguards.filter import (
-    FILTER_VERSION,
-    FLAG_NOTE,
-    Finding,
-    Verdicts,
-    is_clean,
-    is_flagged,
-    known_verdicts,
-    neutralize,
-    scan,
-    strip_private,
-)
-from safeguards.secrets import KINDS, MARKER, Redaction, marker, redact, redact_field
+import typing as _typing
+from importlib import import_module as _import_module
+
+if _typing.TYPE_CHECKING:
+    from safeguards.filter import (
+        FILTER_VERSION,
+        FLAG_NOTE,
+        Finding,
+        Verdicts,
+        is_clean,
+        is_flagged,
+        known_verdicts,
+        neutralize,
+        scan,
+        strip_private,
+    )
+    from safeguards.secrets import KINDS, MARKER, Redaction, marker, redact, redact_field
+
+# The names above load with their module on first use: the secrets redactor alone (the coding
+# agent's hooks spool with it) must not pay for the injection filter's tables and model.
+_HOMES = {
+    **dict.fromkeys(
+        ("KINDS", "MARKER", "Redaction", "marker", "redact", "redact_field"), "secrets"
+    ),
+    **dict.fromkeys(
+        (
+            "FILTER_VERSION",
+            "FLAG_NOTE",
+            "Finding",
+            "Verdicts",
+            "is_clean",
+            "is_flagged",
+            "known_verdicts",
+            "neutralize",
+            "scan",
+            "strip_private",
+        ),
+        "filter",
+    ),
+}
+
+
+def __getattr__(name: str) -> _typing.Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module 'safeguards' has no attribute {name!r}")
+    value = getattr(_import_module(f"safeguards.{home}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))
+
 
 __all__ = [
     "FILTER_VERSION",

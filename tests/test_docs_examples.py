@@ -2,10 +2,11 @@
 
 Each ``python`` or ``bash`` block runs in a fresh temporary directory holding the page's named
 YAML files (a ``yaml`` block whose first line is ``# NAME.yaml``) and links to the repository's
-``configs/`` and ``tests/``, with ``TIERED_DISCLOSURE_HOME`` there too. Python blocks run in this
-process (plug-ins a block registers are removed after it); bash blocks run with ``bash -e -o
-pipefail``, this virtualenv's scripts first on the ``PATH``. A block that cannot run here says
-why in a ``<!-- not-run: ... -->`` line before it; there are exactly ``NOT_RUN`` of those.
+``configs/`` and ``tests/``, with ``TIERED_DISCLOSURE_HOME`` (and mem0's ``MEM0_DIR``) there
+too. Python blocks run in this process (plug-ins a block registers are removed after it); bash
+blocks run with ``bash -e -o pipefail``, this virtualenv's scripts first on the ``PATH``. A
+block that cannot run here says why in a ``<!-- not-run: ... -->`` line before it; there are
+exactly ``NOT_RUN`` of those.
 """
 
 from __future__ import annotations
@@ -25,9 +26,11 @@ from tests.markdown_blocks import REPO, Block, blocks, pages
 from tiers.embedders import EMBEDDERS
 
 # The blocks marked not-run: the two set-up commands (README and docs/setup.md each), the
-# development commands (the suite itself), the docs build, and an import into a Chroma server on
-# another host. One more needs a reason here too.
-NOT_RUN = 7
+# development commands (the suite itself), the docs build, an import into a Chroma server on
+# another host, and the import of a user's own agent history (~/.claude/projects, a downloaded
+# ChatGPT export; tests/disclosure/faces/agent/test_import_history.py imports both shapes). One
+# more needs a reason here too.
+NOT_RUN = 8
 RUNS = ("python", "bash")
 PICTURES = ("", "markdown")  # plain blocks are diagrams and trees; markdown shows Markdown
 _NAMED_FILE = re.compile(r"^# (?P<name>[\w.-]+\.ya?ml)\n")
@@ -52,6 +55,8 @@ def workdir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
         (tmp_path / name).symlink_to(REPO / name, target_is_directory=True)
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("TIERED_DISCLOSURE_HOME", str(tmp_path / "home"))
+    # mem0's client writes its config under $MEM0_DIR (default ~/.mem0) when imported
+    monkeypatch.setenv("MEM0_DIR", str(tmp_path / ".mem0"))
     return tmp_path
 
 

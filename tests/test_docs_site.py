@@ -25,6 +25,7 @@ REFERENCE = {
     "disclosure.faces.memories": "reference/faces.html",
     "disclosure.faces.middleware": "reference/faces.html",
     "disclosure.faces.middleware.langchain": "reference/faces.html",
+    "disclosure.faces.middleware.llamaindex": "reference/faces.html",
     "disclosure.faces.mcp": "reference/faces.html",
     "disclosure.faces.api": "reference/faces.html",
     "disclosure.service": "reference/service.html",

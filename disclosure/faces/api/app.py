@@ -47,6 +47,7 @@ from disclosure.faces.api.models import (
     StatsResponse,
     TextResponse,
     TimelineRequest,
+    strings_in,
 )
 from disclosure.faces.api.observability import ObservedRequests, Observer
 from disclosure.faces.api.queries import check_query_encoding, refuse_unknown_parameters
@@ -434,22 +435,11 @@ def _authorise(request: Request, grant: Grant | None, ns: Namespace, *, write: b
 
 def _memory(index: int, given: MemoryIn) -> Memory:
     fields = given.fields()
-    _check_text(*_strings(fields))
+    _check_text(*strings_in(fields))
     try:
         return Memory(**fields)
     except MemoryValidationError as exc:
         raise MemoryValidationError(f"memories -> {index}: {exc}", exc.errors) from None
-
-
-def _strings(value: Any) -> list[str]:
-    """Every string in a JSON-like value (keys too)."""
-    if isinstance(value, str):
-        return [value]
-    if isinstance(value, dict):
-        return [s for k, v in value.items() for s in (*_strings(k), *_strings(v))]
-    if isinstance(value, list | tuple):
-        return [s for v in value for s in _strings(v)]
-    return []
 
 
 def _check_query(query: str, limit: int) -> None:

@@ -28,7 +28,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from disclosure.faces.api.errors import ApiError
 from disclosure.faces.api.mem0_filters import MemoryView, invalid
-from disclosure.faces.api.models import MAX_CONTENT_CHARS
+from disclosure.faces.api.models import MAX_CONTENT_CHARS, valid_unicode
 from disclosure.storage.namespaces import DEFAULT_PART, Namespace
 from tiers.memory import Memory
 
@@ -61,31 +61,12 @@ class _Body(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
 
 
-def _unicode(value: Any) -> Any:
-    for text in _strings(value):
-        try:
-            text.encode("utf-8")
-        except UnicodeEncodeError:
-            raise ValueError("text must be valid Unicode (no lone surrogates)") from None
-    return value
-
-
-def _strings(value: Any) -> list[str]:
-    if isinstance(value, str):
-        return [value]
-    if isinstance(value, dict):
-        return [s for k, v in value.items() for s in (*_strings(k), *_strings(v))]
-    if isinstance(value, list | tuple):
-        return [s for v in value for s in _strings(v)]
-    return []
-
-
 class Mem0Message(_Body):
     role: str = Field(min_length=1, max_length=32)
     content: str = Field(max_length=MAX_CONTENT_CHARS)
     name: str | None = Field(default=None, min_length=1, max_length=200)
 
-    _text = field_validator("role", "content", "name")(_unicode)
+    _text = field_validator("role", "content", "name")(valid_unicode)
 
 
 class _Scoped(_Body):
@@ -127,7 +108,7 @@ class AddBody(_Scoped):
     timezone: str | None = None
     observation_date: str | None = None
 
-    _checked = field_validator("metadata", "filters")(_unicode)
+    _checked = field_validator("metadata", "filters")(valid_unicode)
 
 
 class SearchBody(_Scoped):
@@ -149,7 +130,7 @@ class SearchBody(_Scoped):
     reference_date: int | float | str | None = None
     enable_graph: bool | None = None
 
-    _checked = field_validator("query", "metadata", "filters")(_unicode)
+    _checked = field_validator("query", "metadata", "filters")(valid_unicode)
 
 
 class ListBody(_Scoped):
@@ -167,7 +148,7 @@ class ListBody(_Scoped):
     latest_only: bool | None = None
     enable_graph: bool | None = None
 
-    _checked = field_validator("filters", "keywords")(_unicode)
+    _checked = field_validator("filters", "keywords")(valid_unicode)
 
 
 class UpdateBody(_Body):
@@ -178,7 +159,7 @@ class UpdateBody(_Body):
     timestamp: int | float | str | None = None
     expiration_date: str | None = Field(default=None, max_length=40)
 
-    _checked = field_validator("text", "metadata")(_unicode)
+    _checked = field_validator("text", "metadata")(valid_unicode)
 
 
 class BatchItem(_Body):
@@ -186,7 +167,7 @@ class BatchItem(_Body):
     text: str | None = Field(default=None, min_length=1, max_length=MAX_CONTENT_CHARS)
     metadata: dict[str, Any] | None = None
 
-    _checked = field_validator("text", "metadata")(_unicode)
+    _checked = field_validator("text", "metadata")(valid_unicode)
 
 
 class BatchBody(_Body):

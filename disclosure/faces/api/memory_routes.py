@@ -27,6 +27,7 @@ from disclosure.faces.api.models import (
     _Body,
     _in_range,
     _Request,
+    valid_unicode,
 )
 from disclosure.faces.memories import MAX_PAGE, NO_NAMESPACE, MemoryBook
 from disclosure.service.pool import ControllerPool
@@ -34,26 +35,6 @@ from disclosure.storage.namespaces import Namespace
 from tiers.errors import InvalidInputError, MemoryNotFoundError
 
 __all__ = ["AddRequest", "HistoryResponse", "MessageIn", "UpdateRequest", "register"]
-
-
-def _unicode(value: Any) -> Any:
-    """Lone surrogates (valid JSON escapes, invalid Unicode) cannot be stored or tokenised."""
-    for text in _strings(value):
-        try:
-            text.encode("utf-8")
-        except UnicodeEncodeError:
-            raise ValueError("text must be valid Unicode (no lone surrogates)") from None
-    return value
-
-
-def _strings(value: Any) -> list[str]:
-    if isinstance(value, str):
-        return [value]
-    if isinstance(value, dict):
-        return [s for k, v in value.items() for s in (*_strings(k), *_strings(v))]
-    if isinstance(value, list | tuple):
-        return [s for v in value for s in _strings(v)]
-    return []
 
 
 class MessageIn(_Request):
@@ -64,7 +45,7 @@ class MessageIn(_Request):
     content: str = Field(max_length=MAX_CONTENT_CHARS)
     name: str | None = Field(default=None, min_length=1, max_length=200)
 
-    _text = field_validator("content", "name")(_unicode)
+    _text = field_validator("content", "name")(valid_unicode)
 
 
 class AddRequest(_Request):
@@ -79,7 +60,7 @@ class AddRequest(_Request):
         default=None, strict=False, description="when it was said (default: now)"
     )
 
-    _checked = field_validator("text", "session_id", "metadata")(_unicode)
+    _checked = field_validator("text", "session_id", "metadata")(valid_unicode)
     _timestamp = field_validator("timestamp")(_in_range)
 
     @model_validator(mode="after")
@@ -95,7 +76,7 @@ class UpdateRequest(_Request):
     text: str | None = Field(default=None, min_length=1, max_length=MAX_CONTENT_CHARS)
     metadata: dict[str, Any] | None = None
 
-    _checked = field_validator("text", "metadata")(_unicode)
+    _checked = field_validator("text", "metadata")(valid_unicode)
 
     @model_validator(mode="after")
     def _something(self) -> Self:
@@ -199,6 +180,6 @@ def _check_ref(ref: str | None) -> None:
     if len(ref) > MAX_REF_CHARS:
         raise InvalidInputError(f"an id or citation has at most {MAX_REF_CHARS} characters")
     try:
-        _unicode(ref)
+        valid_unicode(ref)
     except ValueError as exc:
         raise InvalidInputError(str(exc)) from None

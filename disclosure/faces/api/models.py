@@ -22,6 +22,28 @@ LATEST = datetime(2999, 12, 31, tzinfo=UTC)
 Id = Annotated[str, Field(min_length=1, max_length=MAX_ID_LENGTH)]
 
 
+def strings_in(value: Any) -> list[str]:
+    """Every string in a JSON-like value (keys too)."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [s for k, v in value.items() for s in (*strings_in(k), *strings_in(v))]
+    if isinstance(value, list | tuple):
+        return [s for v in value for s in strings_in(v)]
+    return []
+
+
+def valid_unicode(value: Any) -> Any:
+    """``value`` unchanged; ValueError (a field validator's 422) for a lone surrogate anywhere in
+    it: valid as a JSON escape, invalid Unicode, so it can be neither stored nor tokenised."""
+    for text in strings_in(value):
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:
+            raise ValueError("text must be valid Unicode (no lone surrogates)") from None
+    return value
+
+
 class _Body(BaseModel):
     model_config = ConfigDict(extra="forbid")
 

@@ -7,9 +7,6 @@ from __future__ import annotations
 import asyncio
 import importlib
 import os
-import subprocess
-import sys
-import time
 from collections.abc import Callable, Iterator
 from types import SimpleNamespace
 from typing import Any
@@ -17,7 +14,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.disclosure.faces.api.test_server import REPO, STARTUP_SECONDS, free_port
+from tests.disclosure.faces.api.test_server import spawn_server, stop_server
 
 FULL_KEY = "mem0-full-key-0123456789abcdef"
 ACME_KEY = "mem0-acme-key-0123456789abcdef"
@@ -49,38 +46,11 @@ def mem0(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SimpleNamespace]:
 @pytest.fixture(scope="module")
 def host(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """``disclosure serve`` on a free loopback port (default profile, three scoped keys)."""
-    port = free_port()
     home = tmp_path_factory.mktemp("mem0-serve")
-    env = {**os.environ, "TIERED_DISCLOSURE_API_KEYS": KEYS, "PYTHONPATH": str(REPO)}
-    process = subprocess.Popen(
-        [sys.executable, "-m", "disclosure", "serve", "--port", str(port), "--data-dir", str(home)],
-        cwd=REPO,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + STARTUP_SECONDS
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            pytest.fail(f"the server exited early: {process.stderr.read()}")  # type: ignore[union-attr]
-        try:
-            if httpx.get(f"{base}/health", timeout=1).status_code == 200:
-                break
-        except httpx.TransportError:
-            time.sleep(0.2)
-    else:
-        process.kill()
-        pytest.fail("the server did not answer /health in time")
+    env = {**os.environ, "TIERED_DISCLOSURE_API_KEYS": KEYS}
+    base, process = spawn_server(["--data-dir", str(home)], env)
     yield base
-    process.terminate()
-    try:
-        process.wait(timeout=30)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait(timeout=30)
-    process.stderr.close()  # type: ignore[union-attr]
+    stop_server(process, gently=True)
 
 
 @pytest.fixture

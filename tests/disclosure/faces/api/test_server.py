@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import signal
 import socket
@@ -28,16 +29,14 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-@pytest.fixture
-def server(tmp_path: Path) -> Iterator[tuple[str, subprocess.Popen[str]]]:
-    """`disclosure serve` in a subprocess, with an API key from the environment."""
+def spawn_server(args: list[str], env: dict[str, str]) -> tuple[str, subprocess.Popen[str]]:
+    """``disclosure serve ARGS`` (with ``--port``) in a subprocess, once it answers /health:
+    its base URL and the process."""
     port = free_port()
-    env = {**os.environ, "TIERED_DISCLOSURE_API_KEYS": API_KEY, "PYTHONPATH": str(REPO)}
-    command = ["serve", "--port", str(port), "--data-dir", str(tmp_path / "home")]
     process = subprocess.Popen(
-        [sys.executable, "-m", "disclosure", *command, "--log-level", "warning"],
+        [sys.executable, "-m", "disclosure", "serve", "--port", str(port), *args],
         cwd=REPO,
-        env=env,
+        env={**env, "PYTHONPATH": str(REPO)},
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         text=True,
@@ -49,17 +48,34 @@ def server(tmp_path: Path) -> Iterator[tuple[str, subprocess.Popen[str]]]:
             pytest.fail(f"the server exited early: {process.stderr.read()}")  # type: ignore[union-attr]
         try:
             if httpx.get(f"{base}/health", timeout=1).status_code == 200:
-                break
+                return base, process
         except httpx.TransportError:
             time.sleep(0.2)
-    else:
-        process.kill()
-        pytest.fail("the server did not answer /health in time")
-    yield base, process
+    process.kill()
+    pytest.fail("the server did not answer /health in time")
+
+
+def stop_server(process: subprocess.Popen[str], *, gently: bool = False) -> None:
+    """End the server (SIGTERM first when ``gently``) and close its stderr pipe."""
+    if gently and process.poll() is None:
+        process.terminate()
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            process.wait(timeout=30)
     if process.poll() is None:
         process.kill()
         process.wait(timeout=30)
     process.stderr.close()  # type: ignore[union-attr]
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[tuple[str, subprocess.Popen[str]]]:
+    """`disclosure serve` in a subprocess, with an API key from the environment."""
+    env = {**os.environ, "TIERED_DISCLOSURE_API_KEYS": API_KEY}
+    base, process = spawn_server(
+        ["--data-dir", str(tmp_path / "home"), "--log-level", "warning"], env
+    )
+    yield base, process
+    stop_server(process)
 
 
 def test_a_real_server_serves_authenticates_and_stops(

@@ -31,6 +31,8 @@ from disclosure.faces.api import create_app
 from disclosure.sample import load_sample_conversation
 from tests.disclosure.consolidation.conftest import profile_with
 
+pytestmark = pytest.mark.slow  # a headless Chromium per module: run by .ci/run's `pytest -m slow`
+
 ARTIFACTS = Path(__file__).resolve().parents[4] / "test-artifacts" / "viewer"
 NS = "?user=dana"
 
