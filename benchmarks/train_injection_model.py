@@ -16,7 +16,7 @@ then the model is trained on the whole bank and written with that threshold.
 The whole run refits the model once per kind (about 70 minutes on a loaded 2-core machine);
 ``--no-technique-folds`` skips that validation (a few minutes), for development.
 
-The ``fresh_*`` files in the bank (fresh_4 to fresh_7) are test sets: they are never read here.
+The ``fresh_*`` files in the bank (fresh_4 to fresh_8) are test sets: they are never read here.
 """
 
 from __future__ import annotations
