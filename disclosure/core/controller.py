@@ -117,8 +117,10 @@ class DisclosureController(LongTermMemory):
         self.verdicts: ScanVerdicts | None = None
         self._scans: ThreadPoolExecutor | None = None
         try:
-            with self._enriched_lock:
-                self.caches = DisclosureCaches(self.data_dir / "cache", profile.caches)
+            with self._enriched_lock:  # with a shared archive, in memory (see the caches)
+                shared = self.store.database_url is not None
+                cache_dir = None if shared else self.data_dir / "cache"
+                self.caches = DisclosureCaches(cache_dir, profile.caches)
                 early, self._enriched_early = self._enriched_early, []
             if early:
                 self._enriched_later(early)
@@ -149,7 +151,7 @@ class DisclosureController(LongTermMemory):
                 self.data_dir, tables=shared_tables(self.store, CITATIONS_PG, "citations")
             )
             if self.citation_log.engine == "postgres":
-                _warn_of_unused_side_files(self.data_dir)
+                _warn_of_unused_side_files(self.data_dir, shared=self.store.shared)
         except BaseException:
             if self.verdicts is not None:
                 self.verdicts.close()
@@ -601,19 +603,22 @@ class DisclosureController(LongTermMemory):
 
 
 _LOCAL_SIDE_FILES = ("citations.sqlite3", "summaries.sqlite3", "participants.json")
+_REPLICA_FILES = ("cache", "warm")  # a replica's disk caches and warm use counts, before
 
 
-def _warn_of_unused_side_files(data_dir: Path) -> None:
+def _warn_of_unused_side_files(data_dir: Path, *, shared: bool = False) -> None:
     """With a PostgreSQL archive the citation log, summaries and participants live in the
-    namespace's schema. Files a replica kept before (or an embedded store in this directory)
+    namespace's schema (and, with every tier on a server, ``shared``, a replica's caches and use
+    counts in its memory). Files a replica kept before (or an embedded store in this directory)
     are no longer read, nor erased by a forget: say so, leave them to the operator."""
-    found = [name for name in _LOCAL_SIDE_FILES if (data_dir / name).exists()]
+    names = _LOCAL_SIDE_FILES + (_REPLICA_FILES if shared else ())
+    found = [name for name in names if (data_dir / name).exists()]
     if found:
         log.warning(
             "%s holds %s, which this namespace no longer uses: with a PostgreSQL archive its "
-            "citation log, summaries and participants live in the database (files a forget does "
-            "not reach; export them from an embedded store first if you need them, then delete "
-            "them)",
+            "citation log, summaries and participants live in the database, and a replica keeps "
+            "its caches in memory (files a forget does not reach; export them from an embedded "
+            "store first if you need them, then delete them)",
             data_dir,
             ", ".join(found),
         )
