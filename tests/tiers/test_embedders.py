@@ -246,3 +246,29 @@ def test_a_query_being_embedded_is_waited_for_not_embedded_twice(fail_first: boo
             assert first.result(5) is second.result(5)
             assert embedder.calls == 1
     assert cache._running == {}
+
+
+def test_an_export_waits_for_another_process_exporting_to_the_same_place(tmp_path: Path) -> None:
+    """Replicas starting at once on a fresh host: while one process exports the model, another
+    one's export waits for it, then finds the file and exports nothing."""
+    from tiers.onnx_embedder import export_onnx_model
+
+    target = tmp_path / "onnx" / "model.onnx"
+    holder = textwrap.dedent(
+        f"""
+        import sys, time
+        from pathlib import Path
+        from tiers.onnx_embedder import _exporting
+        target = Path({str(target)!r})
+        with _exporting(target):
+            print("holding", flush=True)
+            time.sleep(1.5)
+            target.write_bytes(b"exported by the other process")
+        """
+    )
+    command = [sys.executable, "-c", holder]
+    with subprocess.Popen(command, cwd=REPO, stdout=subprocess.PIPE, text=True) as other:
+        assert other.stdout is not None and other.stdout.readline().strip() == "holding"
+        assert export_onnx_model(target, model_dir=tmp_path / "no-model-needed") == 1.0
+        assert target.read_bytes() == b"exported by the other process"
+    assert other.returncode == 0
