@@ -9,12 +9,16 @@ starts, with one line, and a second embedded process still cannot open an open n
 from __future__ import annotations
 
 import os
+import random
 import subprocess
 import sys
+import threading
 import time
+from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -24,6 +28,7 @@ from disclosure.storage.namespaces import HOME_VARIABLE
 from disclosure.storage.root_lock import RootLock
 from tests.disclosure.conftest import make_lean_profile
 from tests.pg_server import free_port
+from tiers.chroma_server import ChromaServer
 
 REPO = Path(__file__).resolve().parents[3]
 START_SECONDS = 300  # two replicas loading the models at once on a busy 2-core machine
@@ -139,3 +144,91 @@ def test_a_server_keeping_vectors_in_the_root_is_refused_beside_another(
     assert done.returncode == 1
     assert len(done.stderr.strip().splitlines()) == 1, done.stderr
     assert f"(pid {os.getpid()})" in done.stderr and "an embedded Chroma" in done.stderr
+
+
+# -- two replicas with the archive and the vectors on servers --------------------------------------
+
+KINDS = ("ingest", "disclose", "search", "disclose", "show", "stats", "disclose", "feedback")
+
+
+def _request(
+    client: httpx.Client,
+    bases: list[str],
+    user: str,
+    kind: str,
+    n: int,
+    shown: dict[str, list[Any]],
+) -> httpx.Response:
+    """One request of ``kind`` for ``user`` through one of ``bases`` (a feedback goes to the
+    replica that made the disclosure: each keeps its recent disclosures in memory)."""
+    base, params = bases[n % 2], {"user": user}
+    if kind == "ingest":
+        turns = [{"id": f"{user}-{n}-{i}", "content": f"{user} moved crate {n}.{i} to dock {i}",
+                  "session_id": f"{user}-s{n}"} for i in range(3)]  # fmt: skip
+        return client.post(f"{base}/v1/ingest", params=params, json={"memories": turns})
+    if kind == "search":
+        return client.post(f"{base}/v1/search", params=params, json={"query": "which dock?"})
+    if kind == "show":
+        return client.get(f"{base}/v1/memories/{user}-seed", params=params)
+    if kind == "stats":
+        return client.get(f"{base}/v1/stats", params=params)
+    if kind == "feedback" and shown.get(user):
+        where, disclosure = shown[user].pop()
+        body = {"disclosure_id": disclosure, "reply": "Crate went to dock 2."}
+        return client.post(f"{where}/v1/feedback", params=params, json=body)
+    reply = client.post(f"{base}/v1/disclose", params=params, json={"query": "where is crate 1?"})
+    if reply.status_code == 200:
+        shown.setdefault(user, []).append((base, reply.json()["disclosure_id"]))
+    return reply
+
+
+@pytest.mark.slow  # two replicas loading the ONNX model, then a mixed load: ~2 minutes
+def test_two_replicas_on_one_host_answer_every_request(
+    pg_url: str, chroma_server: ChromaServer, tmp_path: Path
+) -> None:
+    """Same command line but the port, no data directory: /health answers at once and /ready
+    says 503 until the models and backends are loaded; then a mixed load over 8 namespaces
+    through both gets no answer that is not 2xx, and the shared root holds nothing but the
+    namespaces' markers."""
+    home = tmp_path / "home"
+    options = ("--database-url", pg_url, "--chroma-url", chroma_server.url)
+    replicas = [_serve(home, *options) for _ in range(2)]
+    with _stopped(*(process for _, process in replicas)):
+        for base, process in replicas:
+            _answers(base, process, "/health")
+        early = [httpx.get(f"{base}/ready", timeout=5) for base, _ in replicas]
+        assert 503 in [reply.status_code for reply in early]  # loading: not ready yet
+        assert all(reply.json()["status"] in ("starting", "ready") for reply in early)
+        for base, process in replicas:
+            _answers(base, process, "/ready")
+        bases = [base for base, _ in replicas]
+        users = [f"crew{i}" for i in range(8)]
+        for user in users:
+            seed = {"id": f"{user}-seed", "content": f"{user} keeps crate 1 at dock 4"}
+            reply = httpx.post(f"{bases[0]}/v1/ingest", params={"user": user},
+                               json={"memories": [seed]}, timeout=120)  # fmt: skip
+            assert reply.status_code == 200, reply.text
+        failures: Counter[str] = Counter()
+        lock = threading.Lock()
+
+        def work(seed: int) -> None:
+            rng = random.Random(seed)
+            shown: dict[str, list[Any]] = {}
+            with httpx.Client(timeout=300) as client:
+                for n in range(40):
+                    user, kind = rng.choice(users), KINDS[n % len(KINDS)]
+                    reply = _request(client, bases, user, kind, seed * 1000 + n, shown)
+                    if not 200 <= reply.status_code < 300:
+                        with lock:
+                            failures[f"{kind} {reply.status_code}: {reply.text[:200]}"] += 1
+
+        threads = [threading.Thread(target=work, args=(i,)) for i in range(6)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        assert dict(failures) == {}
+        kept = sorted(str(p.relative_to(home)) for p in home.rglob("*") if p.is_file())
+        assert kept and all(p.startswith("namespaces/") and p.endswith("/namespace.json")
+                            for p in kept), kept  # fmt: skip
+        assert len(kept) == len(users)
