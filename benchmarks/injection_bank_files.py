@@ -22,7 +22,34 @@ class Item:
     source: str  # "hand" or "generated"
 
 
-_EXPAND = re.compile(r"\{\{(b64|hex|tags|url|rot13):(.*?)\}\}")
+_EXPAND = re.compile(
+    r"\{\{(b64|hex|tags|url|rot13|rev|revwords|revletters|atbash|caesar\d{1,2}):(.*?)\}\}"
+)
+_LETTERS = re.compile(r"[A-Za-z]+")
+
+
+def _shift(text: str, shift: int) -> str:
+    """``text`` with every Latin letter moved ``shift`` places along the alphabet (Caesar)."""
+    return _LETTERS.sub(
+        lambda m: "".join(
+            chr((ord(c) - base + shift) % 26 + base)
+            for c in m.group(0)
+            for base in (ord("a") if c.islower() else ord("A"),)
+        ),
+        text,
+    )
+
+
+def _atbash(text: str) -> str:
+    """``text`` with every Latin letter mirrored in the alphabet (a<->z, b<->y ...)."""
+    return _LETTERS.sub(
+        lambda m: "".join(
+            chr(base + 25 - (ord(c) - base))
+            for c in m.group(0)
+            for base in (ord("a") if c.islower() else ord("A"),)
+        ),
+        text,
+    )
 
 
 def _expand(match: re.Match[str]) -> str:
@@ -35,13 +62,25 @@ def _expand(match: re.Match[str]) -> str:
         return "".join(chr(0xE0000 + ord(c)) for c in text)
     if how == "url":
         return "".join(f"%{b:02x}" for b in text.encode())
+    if how == "rev":
+        return text[::-1]
+    if how == "revwords":
+        return " ".join(reversed(text.split()))
+    if how == "revletters":
+        return _LETTERS.sub(lambda m: m.group(0)[::-1], text)
+    if how == "atbash":
+        return _atbash(text)
+    if how.startswith("caesar"):
+        return _shift(text, int(how[len("caesar") :]))
     return codecs.encode(text, "rot13")
 
 
 def expand(line: str) -> str:
     """One line of a bank file as the memory it stands for: ``\\n`` is a line break, and
     ``{{b64:...}}``, ``{{hex:...}}``, ``{{tags:...}}``, ``{{url:...}}``, ``{{rot13:...}}`` encode
-    their text."""
+    their text; ``{{rev:...}}`` reverses it, ``{{revwords:...}}`` reverses the order of its words,
+    ``{{revletters:...}}`` the letters of each word, ``{{caesarN:...}}`` shifts its letters N
+    places and ``{{atbash:...}}`` mirrors them in the alphabet."""
     return _EXPAND.sub(_expand, line.replace("\\n", "\n"))
 
 

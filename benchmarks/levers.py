@@ -1,4 +1,4 @@
-"""Each retrieval lever's effect on both dev sets: the table the README's Results cite.
+"""Each retrieval lever's effect on both dev sets: the table docs/results.md cites.
 
 A lever is either one of the ranking model's features (left out: the model is refitted without
 it) or a setting (a variant of the profile: its features are collected again and the model

@@ -33,6 +33,12 @@ Corpora, and how far each was tuned on:
   engineer who saw neither the filter nor the first sealed set, kept sealed while the classifier
   was retrained, and measured once when it was final: 30 of 30 attacks and 0 of 30 benign (the
   previous classifier: 29 and 2; the rules alone: 28 and 1). Never tuned or trained on.
+- ``bank_3`` (benchmarks/injection_bank/attacks_3.txt and benign_3.txt, 117 + 124): the
+  development set of the round on orders that do not address a model (errands, triggers, tasks
+  for whoever summarises, two dozen languages, reversal, acrostics, shifted alphabets), written
+  before its rules; tuned and trained on. Reported per kind.
+- ``fresh_6`` (benchmarks/injection_bank/fresh_6.txt): written with bank_3, before its rules, and
+  measured once when the round was final; never tuned or trained on. Reported per kind.
 
 Latency is the uncached scan of each text of the development and broad corpora (p50 / p95
 wall clock, p95 CPU time of the scanning thread, which other processes on a busy machine do
@@ -400,6 +406,30 @@ def _fresh_4() -> tuple[list[str], list[str]]:
     return [i.text for i in items if i.label], [i.text for i in items if not i.label]
 
 
+def _bank_kinds(*names: str) -> dict[str, list[str]]:
+    """The texts of bank files by label and kind: ``{"attack:errand": [...], ...}``."""
+    from benchmarks.injection_bank_files import read_bank
+
+    kinds: dict[str, list[str]] = {}
+    for name in names:
+        for item in read_bank(ROOT / "benchmarks" / "injection_bank" / name):
+            label = "attack" if item.label else "benign"
+            kinds.setdefault(f"{label}:{item.kind}", []).append(item.text)
+    return kinds
+
+
+def _rates_by_kind(kinds: dict[str, list[str]]) -> dict[str, object]:
+    """Rates over every kind together, and ``per_kind``: flagged of each kind's texts."""
+    attacks = [t for kind, texts in kinds.items() if kind.startswith("attack:") for t in texts]
+    benign = [t for kind, texts in kinds.items() if kind.startswith("benign:") for t in texts]
+    rates = _rates(attacks, benign)
+    rates["per_kind"] = {
+        kind: f"{sum(bool(neutralize(t)[1]) for t in texts)} of {len(texts)}"
+        for kind, texts in sorted(kinds.items())
+    }
+    return rates
+
+
 def _sealed(name: str = "injection_sealed.json") -> tuple[list[str], list[str]]:
     """A sealed set in benchmarks/sealed (see the module's docstring for how each was used)."""
     data = json.loads((ROOT / "benchmarks" / "sealed" / name).read_text("utf-8"))
@@ -450,6 +480,23 @@ def _latency(texts: list[str]) -> dict[str, float]:
         # what a disclosure pays per memory it shows (uncached), on the sample conversation
         "sample_memory_cpu_mean_ms": round(per_memory["with_classifier"], 3),
         "sample_memory_cpu_mean_rules_only_ms": round(per_memory["rules_only"], 3),
+    }
+
+
+def _cpu_p95(texts: list[str], name: str) -> dict[str, float]:
+    """p50 and p95 CPU time of the uncached scan of ``texts`` (20 rounds)."""
+    from safeguards import filter as safety
+
+    cpu = []
+    for rep in range(20):
+        for text in texts:
+            started_cpu = time.thread_time()
+            safety._scan_at(f"{text} #{rep}", 0)
+            cpu.append(time.thread_time() - started_cpu)
+    cpu.sort()
+    return {
+        f"cpu_p50_{name}_ms": round(cpu[len(cpu) // 2] * 1e3, 3),
+        f"cpu_p95_{name}_ms": round(cpu[int(len(cpu) * 0.95)] * 1e3, 3),
     }
 
 
@@ -564,6 +611,8 @@ def main() -> int:
         "fresh_4": _rates(*_fresh_4()),
         "sealed": _rates(*_sealed()),
         "sealed_2": _rates(*_sealed("injection_sealed_2.json")),
+        "bank_3": _rates_by_kind(_bank_kinds("attacks_3.txt", "benign_3.txt")),
+        "fresh_6": _rates_by_kind(_bank_kinds("fresh_6.txt")),
     }
     print(
         f"{'corpus':<12} {'attacks':>8} {'detected':>9} {'rate':>6} "
@@ -578,14 +627,21 @@ def main() -> int:
             print(f"  missed: {text[:90]!r}")
         for text in r["flagged_benign"]:  # type: ignore[attr-defined]
             print(f"  false positive: {text[:90]!r}")
+        per_kind: dict[str, str] = r.get("per_kind", {})  # type: ignore[assignment]
+        for kind, rate in per_kind.items():
+            print(f"  {kind:<28} {rate}")
     every = [*dev_attacks, *dev_benign, *broad_attacks, *broad_benign]
     latency = _latency(every)
+    bank_3 = [t for texts in _bank_kinds("attacks_3.txt", "benign_3.txt").values() for t in texts]
+    latency.update(_cpu_p95(bank_3, "bank_3"))
     print(
         f"latency per memory (uncached): p50 {latency['p50_ms']} ms, p95 {latency['p95_ms']} ms "
         f"(CPU time p95 {latency['cpu_p95_ms']} ms, rules alone "
         f"{latency['cpu_p95_rules_only_ms']} ms); a 4 KB memory {latency['memory_4kb_ms']} ms; "
         f"a memory of the sample conversation {latency['sample_memory_cpu_mean_ms']} ms CPU "
-        f"(rules alone {latency['sample_memory_cpu_mean_rules_only_ms']} ms)"
+        f"(rules alone {latency['sample_memory_cpu_mean_rules_only_ms']} ms); the texts of "
+        f"bank_3 (two dozen languages, encodings) p50 {latency['cpu_p50_bank_3_ms']} ms, "
+        f"p95 {latency['cpu_p95_bank_3_ms']} ms CPU"
     )
     latency.update(_disclose_cost())
     print(

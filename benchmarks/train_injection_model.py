@@ -13,7 +13,7 @@ then the model is trained on the whole bank and written with that threshold.
 
     python -m benchmarks.train_injection_model        (from the repository root; ~1 min)
 
-fresh_4.txt in the bank is a test set: it is never read here.
+fresh_4.txt and fresh_6.txt in the bank are test sets: they are never read here.
 """
 
 from __future__ import annotations

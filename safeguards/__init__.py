@@ -16,9 +16,11 @@ redactor ``secrets`` with its parts ``secret_tokens`` (provider formats), ``secr
 (names that hold secrets), ``secret_values`` (what a value must look like) and
 ``secret_context`` (where values stand); and the injection filter's parts: ``injection_rules``
 (phrases and markers), ``injection_shapes`` (orders recognised by their shape),
-``injection_signals`` (independent signals scored together), ``injection_hidden`` (text hidden
-from a human reader, made visible) and ``injection_model`` (a small learned classifier, its
-weights shipped as ``injection_model.json``).
+``injection_signals`` (independent signals scored together), ``injection_orders`` (orders
+read by what they ask and of whom, from a lexicon of 25 languages, ``injection_lexicon.json``),
+``injection_hidden`` and ``injection_ciphers`` (text hidden from a human reader, made visible:
+tags, encodings, reversal, acrostics, shifted alphabets) and ``injection_model`` (a small learned
+classifier, its weights shipped as ``injection_model.json``).
 
 This package sits at the bottom of the import graph beside :mod:`tiers` and :mod:`analyzers`:
 it imports nothing of this project's but possibly :mod:`tiers`, and :mod:`formatters` renders

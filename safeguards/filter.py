@@ -25,7 +25,12 @@ the memory wrapper (``[End memory context]``) and Markdown image or link exfiltr
 at a quarter of their weight, so documentation *about* these markers is not flagged on their
 account alone. Beyond these, independent signals (:mod:`safeguards.injection_signals`: who the
 text addresses, control verbs, claimed authority, evasion, overrides, sensitive targets,
-obfuscation) each weigh under 1 and flag a text only when several combine. Last, a small learned
+obfuscation) each weigh under 1 and flag a text only when several combine. Orders that never
+address a model are read by what they ask and of whom (:mod:`safeguards.injection_orders`, from
+a lexicon of 25 languages): errands on the user's systems for whoever reads, conditional and
+deferred triggers, tasks for whoever summarises or reviews. Text hidden by reversal, acrostics
+and shifted alphabets is decoded (:mod:`safeguards.injection_ciphers`) and counts when what it
+says is an order. Last, a small learned
 classifier (:mod:`safeguards.injection_model`: a logistic regression over words, stems and
 concept words in many languages plus the kinds of the rule findings, trained offline, shipped as
 JSON weights) scores the folded text and flags it on its own when its probability reaches the
@@ -37,11 +42,11 @@ as ``classifier-ordinary`` with a negative weight that cancels the rules'.
 
 Scanning is the costly part of showing a memory (a few tenths of a millisecond per text), so a
 caller may keep verdicts: :data:`FILTER_VERSION` fingerprints everything a verdict depends on
-(this module, the rule, shape, signal and hidden-text modules, the classifier and its weights,
-Python's Unicode tables), :func:`is_clean` scans a text without the process caches, and inside
-``with known_verdicts(source):`` :func:`neutralize` asks ``source`` before scanning a text the
-process has not seen. Only "clean" verdicts can be kept that way; a flagged text is always
-scanned (its defanged form and findings are needed).
+(this module, the rule, shape, signal, order, cipher and hidden-text modules, the classifier and
+its weights, the order lexicon, the word list, Python's Unicode tables), :func:`is_clean` scans a
+text without the process caches, and inside ``with known_verdicts(source):`` :func:`neutralize`
+asks ``source`` before scanning a text the process has not seen. Only "clean" verdicts can be
+kept that way; a flagged text is always scanned (its defanged form and findings are needed).
 """
 
 from __future__ import annotations
@@ -59,14 +64,18 @@ from pathlib import Path
 from typing import Protocol
 
 from safeguards import (
+    injection_ciphers,
     injection_hidden,
     injection_model,
+    injection_orders,
     injection_rules,
     injection_shapes,
     injection_signals,
 )
+from safeguards.injection_ciphers import cipher_payloads
 from safeguards.injection_hidden import hidden_payloads, tag_text, without_tags
 from safeguards.injection_model import load_model
+from safeguards.injection_orders import order_hits
 from safeguards.injection_rules import (
     BADGE_QUERY,
     DEFANG_BRACKETS,
@@ -269,14 +278,20 @@ def _filter_version() -> str:
     digest = hashlib.sha256(f"unicode {unicodedata.unidata_version}\n".encode())
     modules = (
         sys.modules[__name__],
+        injection_ciphers,
         injection_hidden,
         injection_model,
+        injection_orders,
         injection_rules,
         injection_shapes,
         injection_signals,
     )
     files = sorted({Path(str(m.__file__)) for m in modules})
-    files.append(injection_model.MODEL_PATH)
+    files += [
+        injection_model.MODEL_PATH,
+        injection_orders.LEXICON_PATH,
+        injection_ciphers.WORDS_PATH,
+    ]
     for file in files:
         digest.update(file.name.encode() + b"\0" + file.read_bytes() + b"\0")
     return digest.hexdigest()[:32]
@@ -288,7 +303,7 @@ def _scan(text: str) -> tuple[Finding, ...]:
 
 
 def _scan_at(text: str, depth: int, *, learned: bool = True) -> tuple[Finding, ...]:
-    if not text or not _TRIGGER.search(text):
+    if not text or not (_TRIGGER.search(text) or _may_order(text, depth)):
         return ()
     bare = _ZERO_WIDTH.sub("", text)
     nfkc = unicodedata.normalize("NFKC", bare)
@@ -305,6 +320,7 @@ def _scan_at(text: str, depth: int, *, learned: bool = True) -> tuple[Finding, .
     findings += [_finding(MIXED_SCRIPT_RULE, m.group(0)) for m in _mixed_words(lower)]
     findings += [_finding(TOOL_IDENTIFIER_RULE, m.group(0)) for m in _tool_orders(lower)]
     findings += _signal_findings(text, folded, lower)
+    findings += _order_findings(text, lower)
     probability = None
     if learned:
         probability = _probability(bare, folded, findings)
@@ -379,6 +395,26 @@ def _signal_findings(raw: str, folded: str, lower: str) -> list[Finding]:
     return found
 
 
+def _may_order(text: str, depth: int) -> bool:
+    """Whether a text without any word the rules look for still holds an order of
+    :mod:`safeguards.injection_orders` or an encoding of :mod:`safeguards.injection_ciphers`
+    (both cheap beside the full scan)."""
+    lower = " ".join(unicodedata.normalize("NFKC", text).lower().split())
+    if any(weight >= 0.5 for _, weight, _ in order_hits(lower, text)):
+        return True  # an errand's hint alone does not: "TODO: add the table" is a note
+    return depth == 0 and bool(cipher_payloads(text))
+
+
+def _order_findings(raw: str, lower: str) -> list[Finding]:
+    """Orders recognised by what they ask and of whom (see :mod:`safeguards.injection_orders`):
+    errands, triggers, tasks for whoever summarises, orders in other languages."""
+    view = " ".join(lower.split())  # lower case, not folded: the lexicon has Cyrillic words
+    return [
+        Finding(kind, f"order-{kind}", excerpt[:_EXCERPT_CHARS], weight)
+        for kind, weight, excerpt in order_hits(view, raw)
+    ]
+
+
 def _gate_open(name: str, folded: str) -> bool:
     words = GATES.get(name)
     return words is None or any(word in folded for word in words)
@@ -409,14 +445,47 @@ def _hidden_findings(text: str, depth: int, *, learned: bool) -> list[Finding]:
             inner = _scan_at(payload, depth + 1, learned=learned)
         if how != "reference-link" and SECOND_PERSON.search(payload):
             inner += (_finding(_ADDRESSED_RULE, payload),)  # hidden text that speaks to "you"
-        if not any(not f.quoted for f in inner):
+        if not any(_suspicious(f) for f in inner):
             continue
         found += [Finding(f.kind, f"{how}:{f.rule}", f.excerpt, f.weight, f.quoted) for f in inner]
         found.append(_finding(_HIDDEN_RULE, payload, weight=0.5))
+    # a reversed, shifted or acrostic text is decoded once: what it decodes to is not decoded
+    # again that way (reversing a reversal gives back the text)
+    for how, payload in cipher_payloads(text) if depth == 0 else ():
+        inner = _scan_at(payload, depth + 1, learned=learned)
+        if not inner:  # too few words for the full scan to start: the orders are still read
+            lower = unicodedata.normalize("NFKC", payload).lower()
+            inner = tuple(_order_findings(payload, lower))
+        # a decoding counts when it says something on its own: a puzzle or a palindrome that
+        # decodes to ordinary words is not hidden text
+        if not _says_something(inner):
+            continue
+        found += [Finding(f.kind, f"{how}:{f.rule}", f.excerpt, f.weight, f.quoted) for f in inner]
+        found.append(_finding(_CIPHER_RULE, payload, weight=_CIPHER_WEIGHT))
     return found
 
 
+def _suspicious(finding: Finding) -> bool:
+    """Whether a finding in hidden text makes it suspicious: anything not quoted, except an
+    errand's hint alone (a comment that says "TODO: move the table" is a note, not an order)."""
+    return not finding.quoted and not (finding.kind == "errand" and finding.weight < 0.5)
+
+
 _HIDDEN_RULE = Rule("hidden", "hidden-suspicious-text", re.compile("$^"))
+_CIPHER_RULE = Rule("hidden", "encoded-suspicious-text", re.compile("$^"))
+# A decoding that says something adds this weight to what it says.
+_CIPHER_WEIGHT = 0.75
+_ORDER_KINDS = frozenset({"errand", "trigger", "reader_task", "foreign_order"})
+
+
+def _says_something(findings: tuple[Finding, ...]) -> bool:
+    """Whether a decoded text is an order: an order of :mod:`safeguards.injection_orders`, even
+    an errand's hint (innocent text does not reverse, shift or spell an errand by chance), or
+    findings weighing half a flag."""
+    plain = [f for f in findings if not f.quoted]
+    return any(f.kind in _ORDER_KINDS for f in plain) or sum(f.weight for f in plain) >= 0.5
+
+
 _ADDRESSED_RULE = Rule("hidden", "hidden-text-addresses-you", re.compile("$^"), weight=0.5)
 
 

@@ -13,7 +13,7 @@ from tests.imports import REPO, cycle, import_graph
 
 PACKAGES = ("analyzers", "tiers", "safeguards", "formatters", "disclosure")
 
-# Which of our packages each package may import (the README's Layout).
+# Which of our packages each package may import (docs/layout.md).
 ALLOWED = {
     "tiers": {"tiers"},
     "analyzers": {"analyzers"},

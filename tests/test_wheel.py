@@ -34,7 +34,8 @@ def test_the_wheel_carries_profiles_and_data_and_runs_from_elsewhere(tmp_path: P
     for profile in (REPO / "configs" / "profiles").glob("*.yaml"):
         assert f"disclosure/_builtin_profiles/{profile.name}" in names
     assert "disclosure/data/sample_conversation.jsonl" in names
-    assert "safeguards/injection_model.json" in names
+    for data in ("injection_model.json", "injection_lexicon.json", "injection_words.txt"):
+        assert f"safeguards/{data}" in names
     assert {
         "disclosure/faces/viewer/static/viewer.css",
         "disclosure/faces/viewer/static/viewer.js",

@@ -21,6 +21,7 @@ from tiers.memory import Memory
 
 if TYPE_CHECKING:
     from disclosure.core.controller import DisclosureController
+    from disclosure.core.pipeline.fusion import Candidate
 
 MAX_RESULTS = 100
 MAX_WINDOW = 20
@@ -31,6 +32,7 @@ __all__ = [
     "MAX_WINDOW",
     "IndexEntry",
     "details",
+    "ranked",
     "resolve_all",
     "search_index",
     "timeline",
@@ -64,30 +66,9 @@ def search_index(
     now: datetime | None = None,
 ) -> list[IndexEntry]:
     """The ``limit`` best matches for ``query`` across every tier, best first."""
-    if not query.strip():
-        raise InvalidInputError("query must not be empty")
     if not 1 <= limit <= MAX_RESULTS:
         raise InvalidInputError(f"limit must lie between 1 and {MAX_RESULTS}, not {limit}")
-    when = now or datetime.now(UTC)
-    level = DisclosureLevel.COMPREHENSIVE
-    base = controller.profile.levels[level]
-    config = base.model_copy(
-        update={
-            "hot_items": max(base.hot_items, limit),
-            "warm_items": max(base.warm_items, limit),
-            "cold_search": True,
-            "cold_items": max(base.cold_items, limit),
-        }
-    )
-    analysis = controller.analyzer.analyze(query, now=when)
-    hits = controller.gatherer.gather(
-        query,
-        analysis,
-        level,
-        config,
-        now=when,
-        named=controller.participants.named_in(query),
-    )[:limit]  # a failed tier degrades the index like it degrades disclose
+    hits = ranked(controller, query, depth=limit, now=now)[:limit]
     cites = _citations(controller, [h.id for h in hits])
     return [
         IndexEntry(
@@ -102,6 +83,40 @@ def search_index(
         )
         for h in hits
     ]
+
+
+def ranked(
+    controller: DisclosureController,
+    query: str,
+    *,
+    depth: int,
+    now: datetime | None = None,
+) -> list[Candidate]:
+    """Every tier searched ``depth`` deep for ``query`` (at the comprehensive level, the
+    archive too) and the lists fused, best first: the candidates an index is cut from. A
+    failed tier degrades the answer like it degrades disclose."""
+    if not query.strip():
+        raise InvalidInputError("query must not be empty")
+    when = now or datetime.now(UTC)
+    level = DisclosureLevel.COMPREHENSIVE
+    base = controller.profile.levels[level]
+    config = base.model_copy(
+        update={
+            "hot_items": max(base.hot_items, depth),
+            "warm_items": max(base.warm_items, depth),
+            "cold_search": True,
+            "cold_items": max(base.cold_items, depth),
+        }
+    )
+    analysis = controller.analyzer.analyze(query, now=when)
+    return controller.gatherer.gather(
+        query,
+        analysis,
+        level,
+        config,
+        now=when,
+        named=controller.participants.named_in(query),
+    )
 
 
 def timeline(

@@ -4,7 +4,8 @@
 (the ``disclosure`` command line), :mod:`~disclosure.faces.mcp` (the MCP server, ``[mcp]``),
 :mod:`~disclosure.faces.middleware` (memory around a chat-completion call, and the LangChain
 adapter), :mod:`~disclosure.faces.viewer` (the web viewer the HTTP API shows at ``/``) and
-:mod:`~disclosure.faces.memories` (the mem0-style facade). Beside them:
+:mod:`~disclosure.faces.memories` (the mem0-style facade) and :mod:`~disclosure.faces.agent`
+(memory inside a coding agent: its hooks, installer and history importers). Beside them:
 :mod:`~disclosure.faces.extras` (the optional parts a face needs, and the error when one is
 missing) and :mod:`~disclosure.faces.limits` (limits on what callers send, checked before
 parsing).

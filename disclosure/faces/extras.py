@@ -14,6 +14,7 @@ EXTRAS = {
     "server": ("fastapi", "uvicorn"),
     "mcp": ("mcp.server.mcpserver",),
     "langchain": ("langchain_core",),
+    "llamaindex": ("llama_index.core",),
 }
 
 

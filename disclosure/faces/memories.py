@@ -55,7 +55,9 @@ log = logging.getLogger(__name__)
 
 __all__ = ["MAX_PAGE", "NO_NAMESPACE", "Memories", "MemoryBook", "memory_id"]
 
+#: The most memories one page of ``get_all`` returns (its ``limit``).
 MAX_PAGE = 1000
+#: The warning an empty answer carries when nothing was ever added for the user.
 NO_NAMESPACE = "no memories were ever added for this namespace; nothing was created"
 NOT_MEMORIES = frozenset({"system", "developer"})  # instructions to a model, not memories
 _KINDS = {"user": MemoryKind.PROMPT, "assistant": MemoryKind.RESPONSE, "tool": MemoryKind.TOOL}

@@ -60,13 +60,16 @@ __all__ = [
     "write_info",
 ]
 
+#: The file under the root that says where the running service listens (mode 0600).
 SERVICE_FILE = "service.json"
+#: The file whose lock the running service holds while it lives.
 LOCK_FILE = "service.lock"
+#: The service's log, under the root.
 LOG_FILE = "service.log"
-# How ``service start`` hands the access token to the process it starts (never on the command
-# line, where every user of the machine could read it).
+#: How ``service start`` hands the access token to the process it starts (never on the command
+#: line, where every user of the machine could read it).
 TOKEN_VARIABLE = "TIERED_DISCLOSURE_SERVICE_TOKEN"
-# "1": every entry point opens the stores itself and never looks for (or starts) a service.
+#: "1": every entry point opens the stores itself and never looks for (or starts) a service.
 NO_SERVICE_VARIABLE = "TIERED_DISCLOSURE_NO_SERVICE"
 _POLL_SECONDS = 0.05
 

@@ -26,7 +26,8 @@ from tiers.errors import (
 
 __all__ = ["ERROR_CODES", "REQUEST_CODES", "exception_for"]
 
-# most specific first: the first class an error is an instance of decides its status and code
+#: (library error, HTTP status, code) for every error the API answers with, most specific first:
+#: the first class an error is an instance of decides its status and code.
 ERROR_CODES: tuple[tuple[type[DisclosureError], int, str], ...] = (
     (NamespaceError, 422, "invalid_namespace"),
     (MemoryValidationError, 422, "invalid_memory"),

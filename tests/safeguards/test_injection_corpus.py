@@ -1,6 +1,6 @@
 """A broad injection corpus: attacks that hide their text or speak to the model by shape, and
 ordinary talk that uses the same words. Rates are measured here and in
-``benchmarks/safety_rates.py`` (which also times the filter); the README quotes them.
+``benchmarks/safety_rates.py`` (which also times the filter); docs/safety.md quotes them.
 
 The attacks cover what an earlier review found slipping through: HTML comments, Unicode tag
 characters, reference-style Markdown images, base64- and hex-wrapped orders, role JSON, claimed

@@ -36,7 +36,7 @@ the same tables live in the namespace's schema (:data:`PG_SCHEMA`), so every rep
 namespace learns from the replies all of them saw. Probe counters are per process.
 
 What it saves, and at what cost in recall, is measured by ``disclosure eval --experiment
-configs/ab/adaptive-budget.yaml``; the README's Results give the figures.
+configs/ab/adaptive-budget.yaml``; docs/results.md gives the figures.
 """
 
 from __future__ import annotations

@@ -27,6 +27,7 @@ from disclosure.faces.api.errors import ApiError, install
 from disclosure.faces.api.guards import BodyLimit, RecentResults
 from disclosure.faces.api.hosts import HostGuard
 from disclosure.faces.api.keys import ApiKeys, Grant
+from disclosure.faces.api.mem0_routes import mem0_router
 from disclosure.faces.api.models import (
     MAX_REF_CHARS,
     DiscloseRequest,
@@ -159,6 +160,8 @@ def create_app(
         )
 
     add_ready_route(app, readiness)
+    # before the /v1 routes: mem0's paths end in a slash, which /v1/memories/{ref} would take
+    app.include_router(mem0_router(controllers, keys))
     app.include_router(_routes(controllers, keys, observer))
     if upstream:
         from disclosure.faces.api.proxy import proxy_router

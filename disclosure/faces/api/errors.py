@@ -73,6 +73,20 @@ def install(app: FastAPI) -> None:
     app.add_exception_handler(Exception, _unexpected)
 
 
+async def render_error(request: Request, exc: Exception) -> JSONResponse:
+    """The answer the handlers :func:`install` registers give ``exc`` (for routes that reshape
+    it, like the mem0 API's)."""
+    if isinstance(exc, ApiError):
+        return await _api_error(request, exc)
+    if isinstance(exc, DisclosureError):
+        return await _library_error(request, exc)
+    if isinstance(exc, RequestValidationError):
+        return await _validation_error(request, exc)
+    if isinstance(exc, HTTPException):
+        return await _http_error(request, exc)
+    return await _unexpected(request, exc)
+
+
 async def _api_error(request: Request, exc: ApiError) -> JSONResponse:
     headers = {"WWW-Authenticate": "Bearer"} if exc.status == 401 else None
     return error_response(exc.status, exc.code, exc.message, headers=headers)

@@ -7,52 +7,59 @@ line on stderr and exit non-zero; tracebacks are for bugs only (``--traceback`` 
 
 from __future__ import annotations
 
-import argparse
-import logging
 import sys
 from collections.abc import Sequence
+from importlib import import_module
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
 
 from disclosure._version import __version__
-from disclosure.faces.cli import (
-    consolidate,
-    demo,
-    doctor,
-    evaluate,
-    forget,
-    ingest,
-    profiles,
-    query,
-    serve,
-    service,
-    stats,
-    tokens,
-    transfer,
-)
-from disclosure.faces.cli.common import UsageError
-from tiers.errors import DisclosureError, is_disk_full
+
+if TYPE_CHECKING:
+    import argparse
 
 __all__ = ["COMMANDS", "EXIT_ERROR", "EXIT_USAGE", "UsageError", "build_parser", "main"]
 
-COMMANDS = (
-    demo,
-    ingest,
-    query,
-    stats,
-    forget,
-    transfer,
-    consolidate,
-    serve,
-    service,
-    profiles,
-    tokens,
-    evaluate,
-    doctor,
+# The command modules, in --help order; loaded by build_parser (COMMANDS loads them too), so
+# that `disclosure hook ...`, which runs on every prompt of a coding agent, loads none of them.
+COMMAND_NAMES = (
+    "demo",
+    "ingest",
+    "query",
+    "stats",
+    "forget",
+    "transfer",
+    "consolidate",
+    "serve",
+    "service",
+    "profiles",
+    "tokens",
+    "evaluate",
+    "doctor",
+    "agent",
+    "hook",
 )
 EXIT_ERROR = 1
 EXIT_USAGE = 2
 
 
+def _commands() -> tuple[ModuleType, ...]:
+    return tuple(import_module(f"disclosure.faces.cli.{name}") for name in COMMAND_NAMES)
+
+
+def __getattr__(name: str) -> Any:
+    if name == "COMMANDS":
+        return _commands()
+    if name == "UsageError":
+        from disclosure.faces.cli.common import UsageError
+
+        return UsageError
+    raise AttributeError(f"module 'disclosure.faces.cli' has no attribute {name!r}")
+
+
 def build_parser() -> argparse.ArgumentParser:
+    import argparse
+
     parser = argparse.ArgumentParser(
         prog="disclosure",
         description="Tiered memory disclosure for LLMs: how much past memory each query gets.",
@@ -63,12 +70,26 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("-v", "--verbose", action="count", default=0, help="log more (-vv: debug)")
     parser.add_argument("--traceback", action="store_true", help="show tracebacks on errors")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    for module in COMMANDS:
+    for module in _commands():
         module.register(sub)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    given = list(sys.argv[1:] if argv is None else argv)
+    if given[:1] == ["hook"] and len(given) > 1 and given[1] not in ("-h", "--help"):
+        from disclosure.faces.agent.hooks import main as run_hook  # nothing heavy before this
+
+        return run_hook(given[1:])
+    return _main(given)
+
+
+def _main(argv: Sequence[str]) -> int:
+    import logging
+
+    from disclosure.faces.cli.common import UsageError
+    from tiers.errors import DisclosureError, is_disk_full
+
     parser = build_parser()
     args = parser.parse_args(argv)
     logging.basicConfig(

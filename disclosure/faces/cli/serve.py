@@ -84,7 +84,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 def _serve(args: argparse.Namespace) -> int:
     _use_database(args.database_url)
     if args.mcp:
-        return _serve_mcp(args)
+        return serve_mcp(args)
     if args.tenant or args.user or args.conversation:
         raise UsageError(
             "serve: the HTTP API takes the namespace per request (?user=...); "
@@ -203,7 +203,8 @@ def _service_app(pool: ControllerPool, token: str, *, upstream: str | None) -> A
     return create_app(pool=pool, api_keys=[token], upstream=upstream)
 
 
-def _serve_mcp(args: argparse.Namespace) -> int:
+def serve_mcp(args: argparse.Namespace) -> int:
+    """The MCP server on stdio for the namespace ``args`` names (``disclosure agent mcp`` too)."""
     from disclosure.faces.mcp.server import create_mcp_server
 
     parts = {"tenant": args.tenant, "user": args.user, "conversation": args.conversation}

@@ -16,6 +16,7 @@ from disclosure.faces.cli.common import add_store_options, describe, open_store,
 from disclosure.storage.namespaces import NAMESPACE_PARTS
 
 EXIT_CONFLICTS = 1
+IMPORT_FORMATS = ("auto", "export", "claude-code", "chatgpt")
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -34,12 +35,26 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
     imp = sub.add_parser(
         "import",
-        help="read a namespace written by `disclosure export`",
+        help="read a namespace written by `disclosure export`, agent transcripts or a ChatGPT "
+        "export",
         description="Import an export into a namespace (the options', else the one it came "
         "from). The file is checked first: a bad or truncated one imports nothing. A namespace "
-        "that already holds memories is refused unless --merge.",
+        "that already holds memories is refused unless --merge. Also reads history: Claude "
+        "Code's transcripts (a session's .jsonl, or a directory of them such as "
+        "~/.claude/projects/PROJECT; each session into its project's namespace unless the "
+        "namespace options name one) and a ChatGPT export (conversations.json); importing the "
+        "same file twice changes nothing.",
     )
-    imp.add_argument("file", type=Path, help="an export file ('-': standard input)")
+    imp.add_argument(
+        "file", type=Path, help="an export file ('-': standard input), a transcript or directory"
+    )
+    imp.add_argument(
+        "--format",
+        choices=IMPORT_FORMATS,
+        default="auto",
+        help="export (of `disclosure export`), claude-code (transcripts), chatgpt "
+        "(conversations.json); default: from the content",
+    )
     imp.add_argument(
         "--merge",
         action="store_true",
@@ -98,6 +113,15 @@ def _export(args: argparse.Namespace) -> int:
 def _import(args: argparse.Namespace) -> int:
     from disclosure.core.transfer import import_namespace, read_export
 
+    kind = args.format
+    if kind == "auto" and str(args.file) != "-":
+        from disclosure.faces.agent.history import detect_format
+
+        kind = detect_format(args.file)
+    if kind in ("claude-code", "chatgpt"):
+        from disclosure.faces.cli.history import import_history
+
+        return import_history(args, kind)
     _refuse_behind_a_service(args, "import")
     if str(args.file) == "-":
         export = read_export(sys.stdin, source="standard input")

@@ -113,12 +113,16 @@ class ForgetOutput(BaseModel):
 
 
 class SearchOutput(BaseModel):
+    """What the ``search`` tool returns: the index entries and the same as text."""
+
     results: list[IndexEntry]
     text: str
     warnings: list[str] = []  # e.g. nothing is stored in this namespace yet
 
 
 class DiscloseOutput(BaseModel):
+    """What the ``disclose`` tool returns: the context, its level, budget and citations."""
+
     text: str
     savings_line: str
     level: str

@@ -62,6 +62,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
+#: The keyword a wrapped call takes its per-call options under: ``disclosure={"user": ...}``.
 OPTIONS_KEY = "disclosure"
 _JOIN_SLACK = 2  # tokens: the preamble and the context counted apart may merge differently
 R = TypeVar("R")

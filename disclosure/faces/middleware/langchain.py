@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
-from contextlib import AbstractContextManager, nullcontext
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
@@ -46,6 +45,7 @@ from disclosure.faces.middleware.chat import (  # noqa: E402
     DisclosureMiddleware,
     PreparedCall,
 )
+from disclosure.faces.middleware.retrieval import retrieve  # noqa: E402
 from disclosure.service.pool import ControllerPool  # noqa: E402
 from tiers.errors import InvalidInputError  # noqa: E402
 
@@ -78,37 +78,15 @@ class DisclosureRetriever(BaseRetriever):
                 f"DisclosureRetriever does not know {unknown[0]!r}; it takes k, level and budget"
             )
         settings.update(given)
-        k = settings["k"]
-        if k is not None and (not isinstance(k, int) or isinstance(k, bool) or k < 1):
-            raise InvalidInputError(f"k must be a positive whole number, not {k!r}")
-        if isinstance(self.memory, ControllerPool) and not self.memory.exists(
-            self.memory.namespace(self.namespace)
-        ):
-            return []  # nothing stored: no documents, and a read creates no namespace
-        with self._lease() as controller:
-            result = controller.disclose(query, level=settings["level"], budget=settings["budget"])
-            memories = {m.id: m for m in controller.store.get([i.id for i in result.items])}
-        items = sorted(result.items, key=lambda i: -i.score)[:k]
-        documents = []
-        for item in items:
-            memory = memories.get(item.id)
-            if memory is None:
-                continue
-            metadata = {
-                "id": item.id,
-                "citation": item.citation,
-                "tier": item.tier,
-                "layer": item.layer.value,
-                "score": item.score,
-                "tokens": item.tokens,
-                "session_id": memory.session_id,
-                "timestamp": memory.timestamp.isoformat(),
-                "speaker": memory.speaker,
-                "kind": memory.kind.value,
-                "level": result.level.value,
-            }
-            documents.append(Document(page_content=memory.content, metadata=metadata))
-        return documents
+        found = retrieve(
+            self.memory,
+            self.namespace,
+            query,
+            level=settings["level"],
+            budget=settings["budget"],
+            k=settings["k"],
+        )
+        return [Document(page_content=r.memory.content, metadata=r.metadata()) for r in found]
 
     async def _aget_relevant_documents(
         self, query: str, *, run_manager: AsyncCallbackManagerForRetrieverRun, **kwargs: Any
@@ -116,11 +94,6 @@ class DisclosureRetriever(BaseRetriever):
         return await asyncio.to_thread(
             self._get_relevant_documents, query, run_manager=run_manager.get_sync(), **kwargs
         )
-
-    def _lease(self) -> AbstractContextManager[DisclosureController]:
-        if isinstance(self.memory, ControllerPool):
-            return self.memory.lease(self.memory.namespace(self.namespace))
-        return nullcontext(self.memory)
 
 
 def memory_injector(
