@@ -1,9 +1,12 @@
 """``GET /ready``: 503 until the models are loaded and the backends answer, 200 then, 503 again
-when a backend goes away; ``/health`` answers 200 throughout. Real PostgreSQL and Chroma
-servers, started late and stopped early on purpose."""
+when a backend goes away; ``/health`` answers 200 throughout. The default suite checks the
+route with the lean profile and no server (a step of its own holds the loading back); the slow
+tests start real PostgreSQL and Chroma servers late and stop them early on purpose."""
 
 from __future__ import annotations
 
+import itertools
+import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -17,7 +20,7 @@ from fastapi.testclient import TestClient
 
 from disclosure.core.profiles import Profile
 from disclosure.faces.api import create_app
-from disclosure.service.readiness import RECHECK_SECONDS
+from disclosure.service.readiness import RECHECK_SECONDS, RETRY_SECONDS
 from disclosure.service.vector_server import with_chroma_url
 from tests.disclosure.faces.api.conftest import BASE
 from tests.pg_server import PostgresServer
@@ -44,6 +47,57 @@ def _loaded(*names: str) -> Callable[[httpx.Response], bool]:
     return lambda reply: all(reply.json()["checks"][name] == "ok" for name in names)
 
 
+def test_ready_answers_503_while_a_step_loads_then_200(
+    lean_profile: Profile, tmp_path: Path
+) -> None:
+    """A step that has not finished keeps ``/ready`` at 503 ``starting``, naming it, while
+    ``/health`` answers 200; once it finishes, 200 ``ready`` with every check ok."""
+    app = create_app(lean_profile, root=tmp_path / "root")
+    gate = threading.Event()
+    app.state.readiness.add_step("gate", lambda: gate.wait(WAIT_SECONDS))
+    with TestClient(app, base_url=BASE) as client:
+        loaded = _until(client, _loaded("analyzer", "tokens", "pipeline", "render", "routes"))
+        assert loaded.status_code == 503
+        body = loaded.json()
+        assert body["status"] == "starting" and body["reason"] == "gate: loading"
+        assert body["checks"]["gate"] == "loading" and body["profile"] == "lean"
+        assert "postgresql" not in body["checks"] and "chroma" not in body["checks"]
+        gate.set()
+        ready = _until(client, 200)
+        assert ready.status_code == 200, ready.text
+        assert ready.json()["status"] == "ready" and ready.json()["reason"] is None
+        assert set(ready.json()["checks"].values()) == {"ok"}
+        assert client.get("/health").status_code == 200
+
+
+def test_a_step_that_fails_keeps_the_process_unready_and_is_retried(
+    lean_profile: Profile, tmp_path: Path
+) -> None:
+    """A step that raises is reported as failed (its exception's type, never its message) and
+    tried again: ready once it succeeds."""
+    app = create_app(lean_profile, root=tmp_path / "root")
+    tries: list[float] = []
+    mended = threading.Event()
+
+    def flaky() -> None:
+        tries.append(time.monotonic())
+        if not mended.is_set():
+            raise ConnectionError("backend at 10.0.0.7:5432 refused")
+
+    app.state.readiness.add_step("flaky", flaky)
+    with TestClient(app, base_url=BASE) as client:
+        failed = _until(client, lambda reply: reply.json()["checks"]["flaky"] != "loading")
+        assert failed.status_code == 503 and failed.json()["status"] == "starting"
+        assert failed.json()["checks"]["flaky"] == "failed (ConnectionError); retrying"
+        assert failed.json()["reason"] == "flaky: failed (ConnectionError); retrying"
+        assert "10.0.0.7" not in failed.text
+        mended.set()
+        ready = _until(client, 200)
+        assert ready.status_code == 200, ready.text
+    gaps = [later - earlier for earlier, later in itertools.pairwise(tries)]
+    assert gaps and min(gaps) >= 0.9 * RETRY_SECONDS  # retried after a pause, not in a loop
+
+
 @pytest.fixture
 def late_postgres() -> Iterator[PostgresServer]:
     """A PostgreSQL whose address is known but which is not started yet."""
@@ -55,6 +109,7 @@ def late_postgres() -> Iterator[PostgresServer]:
             server.stop()
 
 
+@pytest.mark.slow  # a PostgreSQL cluster of its own (initdb), started late: ~30 s
 def test_ready_waits_for_postgresql_and_notices_when_it_goes(
     late_postgres: PostgresServer,
     lean_profile: Profile,
@@ -93,6 +148,7 @@ def test_ready_waits_for_postgresql_and_notices_when_it_goes(
         assert gone.json()["reason"] == "postgresql: unreachable"
 
 
+@pytest.mark.slow  # the ONNX embedder and a Chroma server of its own, started late
 def test_ready_needs_the_embedder_and_the_chroma_server(
     pg_url: str,
     tmp_path: Path,
