@@ -53,6 +53,7 @@ from disclosure.core.profiles import Profile, load_profile
 from disclosure.core.result import DisclosedItem, DisclosureResult
 from disclosure.storage.citation_usage import PG_SCHEMA as CITATIONS_PG
 from disclosure.storage.citation_usage import CitationLog
+from disclosure.storage.scan_verdicts import PG_SCHEMA as VERDICTS_PG
 from disclosure.storage.scan_verdicts import ScanVerdicts
 from disclosure.storage.sidetables import shared_tables
 from formatters import (
@@ -131,10 +132,11 @@ class DisclosureController(LongTermMemory):
                 tables=shared_tables(self.store, PARTICIPANTS_PG, "participants"),
             )
             self._pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="disclosure")
-            # kept verdicts: see disclosure.storage.scan_verdicts
-            if self.store.database_url is None:
-                self.verdicts = ScanVerdicts(self.data_dir)
-                self._scans = ThreadPoolExecutor(max_workers=1, thread_name_prefix="scan")
+            # kept verdicts (a file, or the schema): see disclosure.storage.scan_verdicts
+            self.verdicts = ScanVerdicts(
+                self.data_dir, tables=shared_tables(self.store, VERDICTS_PG, "scan_verdicts")
+            )
+            self._scans = ThreadPoolExecutor(max_workers=1, thread_name_prefix="scan")
             self.gatherer = Gatherer(self.store, profile.fusion, self.caches, self._pool)
             self.composer = Composer(profile, self.store, self.gatherer, self.counter)
             self._detail_style = _style_of(profile)
