@@ -15,7 +15,10 @@ default root, here a temporary ``$TIERED_DISCLOSURE_HOME`` shared by every repli
    polls ``/ready`` until it answers 200 (noting when ``/health`` first answered and that
    ``/ready`` said 503 before), then times the first ``disclose`` of a namespace this replica has
    never opened (it was written through another replica), then a second one of the same
-   namespace. Target: first disclose p50 <= 100 ms.
+   namespace. Target: first disclose p50 <= 100 ms. ``--batch`` (default 250) is how many
+   memories each ingest writing those namespaces carries: an ingest of more than 64 is a bulk
+   import, whose texts are scanned for injection when first shown; a chat-sized one has them
+   scanned as it comes in and the verdicts kept (``--batch 50``: figures under ``ready_50``).
 3. A namespace's first open on a ready replica (``--opens``, default 40 namespaces): the time of
    the first read of one stored memory (``GET /v1/memories/{id}``) of each preloaded namespace
    the replica has not opened, so the open is nearly the whole of it; the same read again, on
@@ -137,13 +140,13 @@ def _turns(user: str, memories: Sequence[Any], prefix: str = "") -> list[dict[st
     ]
 
 
-def preload(base: str, users: Sequence[str], corpus: Sequence[Any]) -> None:
+def preload(base: str, users: Sequence[str], corpus: Sequence[Any], batch: int = 250) -> None:
     with httpx.Client(timeout=600) as client:
         for user in users:
-            for start in range(0, len(corpus), 250):
+            for start in range(0, len(corpus), batch):
                 reply = client.post(
                     f"{base}/v1/ingest", params={"user": user},
-                    json={"memories": _turns(user, corpus[start : start + 250])},
+                    json={"memories": _turns(user, corpus[start : start + batch])},
                 )  # fmt: skip
                 reply.raise_for_status()
         deadline = time.monotonic() + 1800
@@ -285,7 +288,7 @@ def first_after_ready(
     corpus = list(generate(args.preload, seed=3))
     users = [f"ready{i}" for i in range(args.starts)]
     with replicas(1, home, pg, chroma, base / "ready.log", args.ready_path) as (writer,):
-        preload(writer.base, users, corpus)
+        preload(writer.base, users, corpus, args.batch)
     probes = queries(corpus, 50, seed=7)
     runs = []
     for run, user in enumerate(users):
@@ -366,6 +369,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--namespaces", type=int, default=8)
     parser.add_argument("--preload", type=int, default=500, help="memories per namespace")
     parser.add_argument("--starts", type=int, default=5)
+    parser.add_argument("--batch", type=int, default=250, help="memories per ingest (ready)")
     parser.add_argument("--opens", type=int, default=40)
     parser.add_argument("--ready-path", default="/ready", help="what a replica is polled on")
     parser.add_argument("--only", choices=("host", "ready", "open"), action="append")
@@ -385,10 +389,11 @@ def main(argv: list[str] | None = None) -> int:
                     print(f"{part} ...", flush=True)
                     measured = datetime.now(UTC).isoformat(timespec="seconds")
                     row = run(pg, chroma, base, args)
-                    report[part] = {"measured": measured, "command": command,
-                                    "settings": _settings(part, args), **row}  # fmt: skip
+                    key = part if part != "ready" or args.batch == 250 else f"ready_{args.batch}"
+                    report[key] = {"measured": measured, "command": command,
+                                   "settings": _settings(part, args), **row}  # fmt: skip
                     _save(report)
-                    _print(part, report[part])
+                    _print(part, report[key])
         finally:
             chroma.stop()
             pg.stop()
@@ -398,7 +403,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def _settings(part: str, args: argparse.Namespace) -> dict[str, Any]:
     names = {"host": ("requests", "clients", "namespaces", "preload"),
-             "ready": ("starts", "preload", "ready_path"),
+             "ready": ("starts", "preload", "batch", "ready_path"),
              "open": ("opens", "preload", "ready_path")}[part]  # fmt: skip
     return {name: getattr(args, name) for name in names}
 
@@ -408,7 +413,7 @@ def _earlier() -> dict[str, Any]:
         found = json.loads(OUT.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return {}
-    return {k: v for k, v in found.items() if k in ("host", "ready", "open")}
+    return {k: v for k, v in found.items() if k in ("host", "open") or k.startswith("ready")}
 
 
 def _save(report: dict[str, Any]) -> None:
