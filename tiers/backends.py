@@ -27,6 +27,18 @@ def database_url(config: TiersConfig) -> str | None:
     return url
 
 
+def single_writer_state(config: TiersConfig, *, vectors: bool) -> str | None:
+    """What a store of ``config`` keeps in its data directory that only one process may own:
+    ``"a SQLite archive"``, ``"an embedded Chroma"`` (``vectors``: the store has a warm
+    tier), or None when the archive is in PostgreSQL and the vectors (if any) on a Chroma
+    server, so the directory holds nothing but the process's own caches."""
+    if database_url(config) is None:
+        return "a SQLite archive"
+    if vectors and config.warm.backend != "server":
+        return "an embedded Chroma"
+    return None
+
+
 def written_in_database(config: TiersConfig, namespace: str) -> bool:
     """Whether the PostgreSQL archive (if one is configured) holds writes to ``namespace``: a
     replica that never served it has no directory for it, yet must serve it."""

@@ -3,11 +3,17 @@
 Product telemetry is off. Two chromadb 1.5 quirks are handled here: an HttpClient waits forever
 by default (each request gets ``tiers.warm.timeout_seconds``), and ``close`` leaves its httpx
 sessions open.
+
+Warm tiers on one Chroma server share one HTTP client per process (:func:`acquire_client`,
+:func:`return_client`): making one costs about 0.1 s of CPU (two TLS contexts, each loading
+the system's certificates, and a round trip to the server), which every namespace opened on a
+replica paid before. The client closes with the last tier that uses it.
 """
 
 from __future__ import annotations
 
 import logging
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -43,6 +49,41 @@ def open_client(path: Path | None, config: WarmConfig) -> Any:
         ) from exc
     _set_http_timeout(client, config.timeout_seconds)
     return client
+
+
+_ServerKey = tuple[str, int, bool, float]
+_shared_lock = threading.Lock()
+_shared: dict[_ServerKey, tuple[Any, int]] = {}  # server -> its client, and how many use it
+
+
+def acquire_client(path: Path | None, config: WarmConfig) -> Any:
+    """A client for ``config``'s Chroma: the process's shared one for a server (made on first
+    use), a client of its own for an embedded directory. Give it back with
+    :func:`return_client`."""
+    if config.backend == "embedded":
+        return open_client(path, config)
+    key = (config.host, config.port, config.ssl, config.timeout_seconds)
+    with _shared_lock:
+        held = _shared.get(key)
+        if held is not None:
+            _shared[key] = (held[0], held[1] + 1)
+            return held[0]
+        client = open_client(path, config)  # under the lock: one client per server, ever
+        _shared[key] = (client, 1)
+        return client
+
+
+def return_client(client: Any) -> None:
+    """Give back a client from :func:`acquire_client` (a shared one closes with its last user)."""
+    with _shared_lock:
+        key = next((k for k, (c, _) in _shared.items() if c is client), None)
+        if key is not None:
+            users = _shared[key][1] - 1
+            if users > 0:
+                _shared[key] = (client, users)
+                return
+            del _shared[key]
+    release_client(client)
 
 
 def release_client(client: Any) -> None:

@@ -33,10 +33,11 @@ import hashlib
 import json
 import logging
 import os
+import sys
 import threading
 import uuid
 import warnings
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -219,8 +220,8 @@ def export_onnx_model(target: Path, *, model_dir: Path | None = None) -> float:
     :class:`TierUnavailableError` when any of them fails or the vectors differ.
     """
     model_dir = model_dir or minilm_model_dir()
-    with _export_lock:
-        if target.is_file():
+    with _export_lock, _exporting(target):
+        if target.is_file():  # exported meanwhile by another thread or process
             return 1.0
         tmp = target.with_name(f".{target.name}.{os.getpid()}.{uuid.uuid4().hex[:8]}.tmp")
         try:
@@ -240,6 +241,25 @@ def export_onnx_model(target: Path, *, model_dir: Path | None = None) -> float:
         finally:
             with contextlib.suppress(OSError):
                 tmp.unlink(missing_ok=True)
+
+
+@contextlib.contextmanager
+def _exporting(target: Path) -> Iterator[None]:
+    """The cache directory's export lock: replicas starting at once on a fresh host export the
+    model once (the others wait, then find the file) instead of each spending minutes of CPU."""
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        handle = (target.parent / f".{target.name}.lock").open("a", encoding="utf-8")
+    except OSError as exc:
+        raise TierUnavailableError(
+            f"cannot use the export directory {target.parent}: {exc}"
+        ) from None
+    with handle:
+        if sys.platform != "win32":  # pragma: no branch - no advisory locks there
+            import fcntl
+
+            fcntl.flock(handle.fileno(), fcntl.LOCK_EX)  # dropped when the file closes
+        yield
 
 
 def _trace(reference: SentenceTransformerEmbedder, path: Path) -> None:

@@ -14,7 +14,10 @@ index that answers with ids only is checked against the archive's record of whic
 current content has a vector: nothing stored in Chroma is fetched or parsed).
 
 Data directory layout: ``archive.sqlite3`` (+ ``-wal``/``-shm``), ``warm/`` (Chroma, when the
-store builds the warm tier), ``.lock`` (one store per directory at a time).
+store builds the warm tier), ``.lock`` (one store per directory at a time). With the archive in
+PostgreSQL and the vectors on a Chroma server (or none), the store keeps nothing in its
+directory and takes no lock (:attr:`TieredStore.shared`): replicas open the same namespace at
+once, each following the others' writes.
 """
 
 from __future__ import annotations
@@ -96,7 +99,13 @@ class TieredStore:
         self.config = config or TiersConfig()
         self.data_dir = Path(data_dir)
         self.database_url = database_url(self.config)
-        self._lock = DirectoryLock(self.data_dir)
+        #: every tier's state is on a server: nothing in ``data_dir``, no lock (see the module)
+        self.shared = (
+            self.database_url is not None
+            and warm is None  # a warm tier the caller built may keep files of its own
+            and (embedder is None or self.config.warm.backend == "server")
+        )
+        self._lock = None if self.shared else DirectoryLock(self.data_dir)
         self._closed = False
         self._worker: DrainWorker | None = None
         self.tokenizer = Tokenizer.from_setting(
@@ -138,8 +147,9 @@ class TieredStore:
 
         path = None if self.config.warm.backend == "server" else self.data_dir / "warm"
         config = server_config(self.config.warm, self.data_dir)  # a collection per directory
+        state = None if self.shared else self.data_dir / "warm"  # shared: use counts in memory
         warm: WarmIndex = WarmTier(  # the directory's lock makes this store its only writer
-            path, config, embedder, state_dir=self.data_dir / "warm", exclusive=True
+            path, config, embedder, state_dir=state, exclusive=not self.shared
         )
         return warm
 
@@ -577,7 +587,8 @@ class TieredStore:
                     closer.close()
                 except Exception as exc:  # close everything we can
                     logger.warning("closing %s failed: %s", type(closer).__name__, exc)
-        self._lock.release()
+        if self._lock is not None:
+            self._lock.release()
 
     def __enter__(self) -> TieredStore:
         return self

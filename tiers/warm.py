@@ -33,7 +33,13 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from tiers.base import Embedder
-from tiers.chroma_client import location, open_client, release_client
+from tiers.chroma_client import (
+    acquire_client,
+    location,
+    open_client,
+    release_client,
+    return_client,
+)
 from tiers.config import WarmConfig
 from tiers.embedders import QueryEmbeddingCache
 from tiers.erasure import erase_chroma
@@ -100,7 +106,8 @@ class WarmTier:
         self._count_lock = threading.Lock()
         self._filler: threading.Thread | None = None
         self._stop_filling = threading.Event()
-        self._client: Any = open_client(self.path, config)
+        self._client: Any = acquire_client(self.path, config)
+        self._usage_synced = False
         try:
             self._collection = self._open_collection()
             self._passages = self._open_passages()
@@ -113,11 +120,12 @@ class WarmTier:
                         )
             state = state_dir if state_dir is not None else self.path
             self._usage = UsageLog(state / usage_file(config) if state is not None else None)
-            self._resync_usage()
+            if config.backend == "embedded":
+                self._resync_usage()  # on a server: when first needed (see _resync_usage)
         except BaseException:
             if hasattr(self, "_usage"):
                 self._usage.close()
-            release_client(self._client)
+            return_client(self._client)
             raise
 
     def __repr__(self) -> str:
@@ -228,6 +236,14 @@ class WarmTier:
             )
 
     def _resync_usage(self) -> None:
+        """Make the use counts cover exactly the indexed ids. In embedded mode on open (after a
+        crash between index and log); on a server, whose collection other replicas write too,
+        only when the counts are first read (eviction, :meth:`usage`): listing every id of a
+        large collection would otherwise make each namespace's first open on a replica slow,
+        while a collection below ``max_items`` never needs them."""
+        if self._usage_synced:
+            return
+        self._usage_synced = True
         if self._usage.count() != self.count():
             self._usage.resync(set(self._all_ids()))
 
@@ -510,7 +526,7 @@ class WarmTier:
         try:
             self._usage.close()
         finally:
-            release_client(self._client)
+            return_client(self._client)
 
     # -- beyond the protocol: what the write path and the lifecycle use -------------------------
 
@@ -538,6 +554,7 @@ class WarmTier:
         self._check_open()
         evicted: list[str] = []
         with self._write_lock:
+            self._resync_usage()
             while len(evicted) < n:
                 candidates = self._usage.least_used(n - len(evicted))
                 if not candidates:
@@ -552,6 +569,8 @@ class WarmTier:
     def usage(self, ids: Sequence[str]) -> dict[str, int]:
         """How many times each of ``ids`` was touched (indexed ids only)."""
         self._check_open()
+        with self._write_lock:
+            self._resync_usage()
         return self._usage.uses(ids)
 
     def stats(self) -> dict[str, Any]:

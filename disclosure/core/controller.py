@@ -53,6 +53,7 @@ from disclosure.core.profiles import Profile, load_profile
 from disclosure.core.result import DisclosedItem, DisclosureResult
 from disclosure.storage.citation_usage import PG_SCHEMA as CITATIONS_PG
 from disclosure.storage.citation_usage import CitationLog
+from disclosure.storage.scan_verdicts import PG_SCHEMA as VERDICTS_PG
 from disclosure.storage.scan_verdicts import ScanVerdicts
 from disclosure.storage.sidetables import shared_tables
 from formatters import (
@@ -117,8 +118,10 @@ class DisclosureController(LongTermMemory):
         self.verdicts: ScanVerdicts | None = None
         self._scans: ThreadPoolExecutor | None = None
         try:
-            with self._enriched_lock:
-                self.caches = DisclosureCaches(self.data_dir / "cache", profile.caches)
+            with self._enriched_lock:  # with a shared archive, in memory (see the caches)
+                shared = self.store.database_url is not None
+                cache_dir = None if shared else self.data_dir / "cache"
+                self.caches = DisclosureCaches(cache_dir, profile.caches)
                 early, self._enriched_early = self._enriched_early, []
             if early:
                 self._enriched_later(early)
@@ -129,10 +132,11 @@ class DisclosureController(LongTermMemory):
                 tables=shared_tables(self.store, PARTICIPANTS_PG, "participants"),
             )
             self._pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="disclosure")
-            # kept verdicts: see disclosure.storage.scan_verdicts
-            if self.store.database_url is None:
-                self.verdicts = ScanVerdicts(self.data_dir)
-                self._scans = ThreadPoolExecutor(max_workers=1, thread_name_prefix="scan")
+            # kept verdicts (a file, or the schema): see disclosure.storage.scan_verdicts
+            self.verdicts = ScanVerdicts(
+                self.data_dir, tables=shared_tables(self.store, VERDICTS_PG, "scan_verdicts")
+            )
+            self._scans = ThreadPoolExecutor(max_workers=1, thread_name_prefix="scan")
             self.gatherer = Gatherer(self.store, profile.fusion, self.caches, self._pool)
             self.composer = Composer(profile, self.store, self.gatherer, self.counter)
             self._detail_style = _style_of(profile)
@@ -149,7 +153,7 @@ class DisclosureController(LongTermMemory):
                 self.data_dir, tables=shared_tables(self.store, CITATIONS_PG, "citations")
             )
             if self.citation_log.engine == "postgres":
-                _warn_of_unused_side_files(self.data_dir)
+                _warn_of_unused_side_files(self.data_dir, shared=self.store.shared)
         except BaseException:
             if self.verdicts is not None:
                 self.verdicts.close()
@@ -601,19 +605,22 @@ class DisclosureController(LongTermMemory):
 
 
 _LOCAL_SIDE_FILES = ("citations.sqlite3", "summaries.sqlite3", "participants.json")
+_REPLICA_FILES = ("cache", "warm")  # a replica's disk caches and warm use counts, before
 
 
-def _warn_of_unused_side_files(data_dir: Path) -> None:
+def _warn_of_unused_side_files(data_dir: Path, *, shared: bool = False) -> None:
     """With a PostgreSQL archive the citation log, summaries and participants live in the
-    namespace's schema. Files a replica kept before (or an embedded store in this directory)
+    namespace's schema (and, with every tier on a server, ``shared``, a replica's caches and use
+    counts in its memory). Files a replica kept before (or an embedded store in this directory)
     are no longer read, nor erased by a forget: say so, leave them to the operator."""
-    found = [name for name in _LOCAL_SIDE_FILES if (data_dir / name).exists()]
+    names = _LOCAL_SIDE_FILES + (_REPLICA_FILES if shared else ())
+    found = [name for name in names if (data_dir / name).exists()]
     if found:
         log.warning(
             "%s holds %s, which this namespace no longer uses: with a PostgreSQL archive its "
-            "citation log, summaries and participants live in the database (files a forget does "
-            "not reach; export them from an embedded store first if you need them, then delete "
-            "them)",
+            "citation log, summaries and participants live in the database, and a replica keeps "
+            "its caches in memory (files a forget does not reach; export them from an embedded "
+            "store first if you need them, then delete them)",
             data_dir,
             ", ".join(found),
         )

@@ -20,9 +20,10 @@ The rest of the room: :mod:`~disclosure.service.host` runs the service (``disclo
 server; :mod:`~disclosure.service.client` holds the clients of the HTTP API, with
 :mod:`~disclosure.service.wire` (what both clients share) and
 :mod:`~disclosure.service.error_codes` (one table of error codes for the server and the
-clients); :mod:`~disclosure.service.vector_server` points a profile at a Chroma server. The
-file, lock and discovery stay in this package's own module, where ``disclosure.service`` has
-always been, so that path is the same module as before.
+clients); :mod:`~disclosure.service.vector_server` points a profile at a Chroma server;
+:mod:`~disclosure.service.readiness` loads what a server's first request would wait for and
+says when it is ready (``GET /ready``). The file, lock and discovery stay in this package's own
+module, where ``disclosure.service`` has always been, so that path is the same module as before.
 """
 
 from __future__ import annotations

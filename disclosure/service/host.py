@@ -15,7 +15,8 @@ import secrets
 import signal
 import socket
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -23,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 from disclosure._version import __version__
 from disclosure.core.profiles import Profile, load_profile
 from disclosure.service import TOKEN_VARIABLE, ServiceInfo, ServiceLock, remove_info, write_info
+from disclosure.storage.root_lock import RootLock
 
 if TYPE_CHECKING:
     from disclosure.service.pool import ControllerPool
@@ -69,7 +71,7 @@ def run_service(
         loaded = service_profile(load_profile(profile))
         listener = _listen(host, port)
         address = f"http://{_url_host(host)}:{listener.getsockname()[1]}"
-        with ControllerPool(loaded, root=root, max_open=max_open) as pool:
+        with ControllerPool(loaded, root=root, max_open=max_open) as pool, _sole(pool):
             app = make_app(pool, token)
             server = uvicorn.Server(uvicorn.Config(app, log_level=log_level))
             info = ServiceInfo(
@@ -98,6 +100,19 @@ def run_service(
     finally:
         lock.release()
     return 0
+
+
+@contextmanager
+def _sole(pool: ControllerPool) -> Iterator[None]:
+    """The root's serving lock, when its stores keep single-writer state in it (see
+    :mod:`disclosure.storage.root_lock`): no ``disclosure serve`` can serve it beside us."""
+    why = pool.single_writer_state()
+    lock = None if why is None else RootLock(pool.root, why)
+    try:
+        yield
+    finally:
+        if lock is not None:
+            lock.release()
 
 
 def _exit(signum: int, frame: object) -> None:

@@ -1,9 +1,10 @@
 """A bounded pool of open controllers, one per namespace, under one root directory.
 
-Opening a controller costs about a second and holds its data directory's lock, so a service
-keeps the recently used ones open: at most ``isolation.max_open`` idle ones, the least recently
-used closed first. A controller in use (leased) is never closed under its user; when every
-open one is leased the pool runs over its bound until leases return. Thread-safe.
+Opening a controller costs time (~0.1 s on a server backend, more with an embedded Chroma) and,
+in embedded mode, holds its data directory's lock, so a service keeps the recently used ones
+open: at most ``isolation.max_open`` idle ones, the least recently used closed first. A
+controller in use (leased) is never closed under its user; when every open one is leased the
+pool runs over its bound until leases return. Thread-safe.
 
 When a local service owns the root (``disclosure service start``), its process holds the stores:
 :meth:`ControllerPool.memory` then hands out a client of that service, with the controller's
@@ -33,7 +34,7 @@ from disclosure.storage.namespaces import (
     make_namespace,
     namespace_dir,
 )
-from tiers.backends import written_in_database
+from tiers.backends import single_writer_state, written_in_database
 from tiers.base import Embedder
 from tiers.errors import InvalidInputError, StorageError
 
@@ -83,6 +84,29 @@ class ControllerPool:
     ) -> Namespace:
         """The namespace these parts name under the profile's isolation (validated)."""
         return make_namespace(self.profile.isolation, {**(parts or {}), **named})
+
+    def has_vectors(self) -> bool:
+        """Whether the stores have a warm tier (an embedder other than ``none``)."""
+        embedder = self._embedder
+        if embedder is not None and not isinstance(embedder, str):
+            return True
+        return (embedder or self.profile.tiers.warm.embedder) != "none"
+
+    def embedder(self) -> Embedder:
+        """The embedder every store of this pool uses (the process's shared one, loaded on
+        first use); only when :meth:`has_vectors`."""
+        if self._embedder is not None and not isinstance(self._embedder, str):
+            return self._embedder
+        from tiers import get_embedder
+
+        return get_embedder(self._embedder or self.profile.tiers.warm.embedder)
+
+    def single_writer_state(self) -> str | None:
+        """What the stores keep under the root that one process must own (``"a SQLite
+        archive"``, ``"an embedded Chroma"``), or None: with the archive in PostgreSQL and the
+        vectors on a Chroma server (or none) a store keeps nothing there and takes no lock, so
+        any number of processes may serve the root (see :mod:`disclosure.storage.root_lock`)."""
+        return single_writer_state(self.profile.tiers, vectors=self.has_vectors())
 
     def exists(self, namespace: Namespace) -> bool:
         """Whether anything was ever written to ``namespace`` (its directory is claimed)."""

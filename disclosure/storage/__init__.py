@@ -7,7 +7,8 @@ participants keep rows: a SQLite file, or the namespace's PostgreSQL schema),
 :mod:`~disclosure.storage.citation_usage` (the citation log: which replies used which
 memories), :mod:`~disclosure.storage.scan_verdicts` (the injection scan's clean verdicts, so a
 text is scanned once) and :mod:`~disclosure.storage.sidefiles` (damaged caches and histories
-set aside and rebuilt).
+set aside and rebuilt). :mod:`~disclosure.storage.root_lock` lets one server at a time serve a
+root whose stores keep single-writer state in it.
 
 Nothing is imported here; this room imports nothing of :mod:`disclosure` above it.
 """

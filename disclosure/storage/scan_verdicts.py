@@ -18,8 +18,14 @@ before scanning a text the process has not seen (:func:`safeguards.filter.known_
   another filter version is emptied when opened.
 - A forget deletes the digests of the removed memories' texts (and keeps none it was about to
   write for them); only memory texts are kept, never a query or a generated summary.
-- With a PostgreSQL archive nothing is kept (a file of one replica would outlive a forget made
-  through another): texts are scanned at their first showing per process, as before.
+- With a PostgreSQL archive the verdicts are kept in the namespace's schema (``scan_clean``,
+  each digest beside the filter version that found it clean; ``scan_filters`` lists the versions
+  it holds), so every replica reads what any replica scanned: a replica's first answers show
+  texts others have shown without scanning them again. A forget through any replica deletes the
+  digests of every version; a verdict is written only while holding the store's lock and after
+  asking the archive, in that lock, whether the memory is still there, so a verdict being
+  written on one replica while another forgets its memory is deleted or never written. Opening
+  drops the rows of other filter versions.
 
 The file can be deleted at any time (the texts are scanned again, on demand); a damaged one is
 moved aside and started afresh.
@@ -32,12 +38,14 @@ import logging
 import threading
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
+from typing import Any
 
 from disclosure.storage.sidefiles import open_or_rebuild
-from disclosure.storage.sidetables import SqliteTables
+from disclosure.storage.sidetables import SideTables, SqliteTables
 from safeguards.filter import FILTER_VERSION, is_clean, neutralize, strip_private
 from tiers import Memory
 from tiers.errors import StorageError
+from tiers.sql import SqlConnection
 
 log = logging.getLogger(__name__)
 
@@ -45,6 +53,15 @@ FILE_NAME = "scan_verdicts.sqlite3"
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS clean (digest BLOB PRIMARY KEY) WITHOUT ROWID;
+"""
+PG_SCHEMA = """
+CREATE TABLE IF NOT EXISTS scan_clean (
+    filter TEXT NOT NULL,
+    digest BYTEA NOT NULL,
+    PRIMARY KEY (filter, digest)
+);
+CREATE INDEX IF NOT EXISTS scan_clean_by_digest ON scan_clean (digest);
+CREATE TABLE IF NOT EXISTS scan_filters (filter TEXT PRIMARY KEY);
 """
 _CHUNK = 500  # digests per statement (SQLite's parameter limit is far above)
 
@@ -67,11 +84,14 @@ def texts_of(memory: Memory) -> list[str]:
 
 
 class ScanVerdicts:
-    """The kept clean verdicts of one data directory (see the module). Thread-safe."""
+    """The kept clean verdicts of one namespace (see the module): in ``tables`` (its
+    PostgreSQL schema's, :data:`PG_SCHEMA`) when given, else in a file of ``data_dir``.
+    Thread-safe."""
 
-    def __init__(self, data_dir: Path) -> None:
+    def __init__(self, data_dir: Path, tables: SideTables | None = None) -> None:
         self.path = Path(data_dir) / FILE_NAME
-        self._tables = open_or_rebuild(
+        self._dialect = _Sqlite() if tables is None else _Postgres()
+        self._tables = tables or open_or_rebuild(
             self.path, lambda: SqliteTables(self.path, SCHEMA, "injection scan verdicts")
         )
         self._lock = threading.Lock()
@@ -83,6 +103,9 @@ class ScanVerdicts:
             raise
 
     def _check_version(self) -> None:
+        if isinstance(self._dialect, _Postgres):
+            self._drop_other_versions()
+            return
         rows = self._tables.rows("SELECT value FROM meta WHERE key = 'filter'")
         if rows and rows[0][0] == FILTER_VERSION:
             return
@@ -95,17 +118,28 @@ class ScanVerdicts:
             log.info("%s: the injection filter changed; kept verdicts dropped", self.path)
             self._tables.erase(["clean"])
 
+    def _drop_other_versions(self) -> None:
+        others = [r[0] for r in self._tables.rows("SELECT filter FROM scan_filters")]
+        others = [version for version in others if version != FILTER_VERSION]
+        if not others:
+            return
+        with self._tables.write() as conn:
+            for version in others:
+                conn.execute("DELETE FROM scan_clean WHERE filter = ?", (version,))
+                conn.execute("DELETE FROM scan_filters WHERE filter = ?", (version,))
+        log.info("%s: verdicts of another injection filter dropped", self._tables.where)
+        self._tables.erase(["scan_clean"])
+
     def known_clean(self, text: str) -> bool:
         """Whether ``text`` was found clean by this filter before (safeguards.filter.Verdicts)."""
         try:
-            rows = self._tables.rows("SELECT 1 FROM clean WHERE digest = ?", (digest(text),))
+            return bool(self._known([digest(text)]))
         except StorageError as exc:  # a verdict is an optimisation: scan instead
             log.debug("reading a scan verdict failed: %s", exc)
             return False
-        return bool(rows)
 
     def count(self) -> int:
-        return int(self._tables.rows("SELECT count(*) FROM clean")[0][0])
+        return int(self._tables.rows(f"SELECT count(*) FROM {self._dialect.clean}")[0][0])
 
     def record(
         self,
@@ -134,17 +168,16 @@ class ScanVerdicts:
                 found.append((key, memory_id))
         if not found:
             return 0
-        with self._lock:
+        with self._lock, self._tables.write() as conn:  # a forget anywhere waits for this
             stored = set(still_stored([i for _, i in found])) if still_stored else None
             rows = [
-                (key,)
+                self._dialect.row(key)
                 for key, memory_id in found
                 if key not in self._forgotten and (stored is None or memory_id in stored)
             ]
             self._forgotten.clear()
             if rows:
-                with self._tables.write() as conn:
-                    conn.executemany("INSERT OR IGNORE INTO clean (digest) VALUES (?)", rows)
+                self._dialect.insert(conn, rows)
         return len(rows)
 
     def forget(self, memories: Iterable[Memory]) -> None:
@@ -159,8 +192,10 @@ class ScanVerdicts:
                 for start in range(0, len(ordered), _CHUNK):
                     chunk = ordered[start : start + _CHUNK]
                     marks = ",".join("?" * len(chunk))
-                    conn.execute(f"DELETE FROM clean WHERE digest IN ({marks})", chunk)
-            self._tables.erase(["clean"])
+                    conn.execute(
+                        f"DELETE FROM {self._dialect.clean} WHERE digest IN ({marks})", chunk
+                    )
+            self._tables.erase([self._dialect.clean])
 
     def for_answer(self, memories: Iterable[Memory]) -> AnswerVerdicts:
         """The verdicts one answer asks for, those of ``memories`` read at once."""
@@ -180,9 +215,46 @@ class ScanVerdicts:
         for start in range(0, len(keys), _CHUNK):
             chunk = list(keys[start : start + _CHUNK])
             marks = ",".join("?" * len(chunk))
-            rows = self._tables.rows(f"SELECT digest FROM clean WHERE digest IN ({marks})", chunk)
-            known.update(bytes(r[0]) for r in rows)
+            sql, params = self._dialect.select(marks, chunk)
+            known.update(bytes(r[0]) for r in self._tables.rows(sql, params))
         return known
+
+
+class _Sqlite:
+    """The file's SQL (one filter version at a time: see ``_check_version``)."""
+
+    clean = "clean"
+
+    def row(self, key: bytes) -> tuple[Any, ...]:
+        return (key,)
+
+    def insert(self, conn: SqlConnection, rows: list[tuple[Any, ...]]) -> None:
+        conn.executemany("INSERT OR IGNORE INTO clean (digest) VALUES (?)", rows)
+
+    def select(self, marks: str, chunk: list[bytes]) -> tuple[str, list[Any]]:
+        return f"SELECT digest FROM clean WHERE digest IN ({marks})", list(chunk)
+
+
+class _Postgres:
+    """The schema's SQL: each digest beside the filter version that found it clean."""
+
+    clean = "scan_clean"
+
+    def row(self, key: bytes) -> tuple[Any, ...]:
+        return (FILTER_VERSION, key)
+
+    def insert(self, conn: SqlConnection, rows: list[tuple[Any, ...]]) -> None:
+        conn.execute(
+            "INSERT INTO scan_filters (filter) VALUES (?) ON CONFLICT DO NOTHING",
+            (FILTER_VERSION,),
+        )
+        conn.executemany(
+            "INSERT INTO scan_clean (filter, digest) VALUES (?, ?) ON CONFLICT DO NOTHING", rows
+        )
+
+    def select(self, marks: str, chunk: list[bytes]) -> tuple[str, list[Any]]:
+        sql = f"SELECT digest FROM scan_clean WHERE filter = ? AND digest IN ({marks})"
+        return sql, [FILTER_VERSION, *chunk]
 
 
 class AnswerVerdicts:

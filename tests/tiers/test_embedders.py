@@ -76,8 +76,11 @@ def test_similar_sentences_are_closer_than_unrelated_ones(onnx_embedder: OnnxEmb
 
 
 def test_export_is_installed_atomically_with_a_record(onnx_cache_dir: Path) -> None:
-    """The cache holds the verified model and its sidecar, and no temporary files."""
-    files = sorted(p.name for p in (onnx_cache_dir / "onnx").iterdir())
+    """The cache holds the verified model and its sidecar, and no temporary files: beside them
+    only the export's lock file, empty (it stays: removing a lock file others may hold is racy)."""
+    locks = sorted((onnx_cache_dir / "onnx").glob(".*.onnx.lock"))
+    assert len(locks) == 1 and locks[0].stat().st_size == 0
+    files = sorted(p.name for p in (onnx_cache_dir / "onnx").iterdir() if p not in locks)
     assert len(files) == 2
     assert files[0].endswith(".json") and files[1].endswith(".onnx")
     info = json.loads((onnx_cache_dir / "onnx" / files[0]).read_text(encoding="utf-8"))
@@ -246,3 +249,29 @@ def test_a_query_being_embedded_is_waited_for_not_embedded_twice(fail_first: boo
             assert first.result(5) is second.result(5)
             assert embedder.calls == 1
     assert cache._running == {}
+
+
+def test_an_export_waits_for_another_process_exporting_to_the_same_place(tmp_path: Path) -> None:
+    """Replicas starting at once on a fresh host: while one process exports the model, another
+    one's export waits for it, then finds the file and exports nothing."""
+    from tiers.onnx_embedder import export_onnx_model
+
+    target = tmp_path / "onnx" / "model.onnx"
+    holder = textwrap.dedent(
+        f"""
+        import sys, time
+        from pathlib import Path
+        from tiers.onnx_embedder import _exporting
+        target = Path({str(target)!r})
+        with _exporting(target):
+            print("holding", flush=True)
+            time.sleep(1.5)
+            target.write_bytes(b"exported by the other process")
+        """
+    )
+    command = [sys.executable, "-c", holder]
+    with subprocess.Popen(command, cwd=REPO, stdout=subprocess.PIPE, text=True) as other:
+        assert other.stdout is not None and other.stdout.readline().strip() == "holding"
+        assert export_onnx_model(target, model_dir=tmp_path / "no-model-needed") == 1.0
+        assert target.read_bytes() == b"exported by the other process"
+    assert other.returncode == 0

@@ -196,12 +196,23 @@ def test_stats_report_every_tier(store: TieredStore, backend: str) -> None:
     assert stats.total_line_tokens == store.total_line_tokens() > 0
 
 
-def test_one_store_per_directory(store: TieredStore) -> None:
-    """A second store on an open data directory is refused; after close it opens."""
-    with pytest.raises(StorageError, match="in use by another store"):
-        TieredStore(store.data_dir)
-    store.close()
-    TieredStore(store.data_dir).close()
+def test_one_store_per_directory_unless_every_tier_is_on_a_server(
+    store: TieredStore, backend: str
+) -> None:
+    """SQLite: a second store on an open data directory is refused; after close it opens.
+    PostgreSQL without a local warm tier: the store keeps nothing in its directory and takes no
+    lock, so a second one opens beside it (as a replica would) and reads what the first wrote."""
+    if backend == "sqlite":
+        with pytest.raises(StorageError, match="in use by another store"):
+            TieredStore(store.data_dir)
+        store.close()
+        TieredStore(store.data_dir).close()
+        return
+    assert store.shared
+    with TieredStore(store.data_dir) as second:
+        store.ingest([turn(1)])
+        assert [m.id for m in second.get(["t1"])] == ["t1"]
+    assert not store.data_dir.exists()  # nothing of the store is on this host's disk
 
 
 def test_a_closed_store_refuses_work(store: TieredStore) -> None:

@@ -5,6 +5,12 @@ Each holds what one disclosure layer is built from: ``index`` the fused candidat
 (``show``). Each has its own TTL and item bound (the profile's ``caches``); past the bound the
 oldest stored entries go first.
 
+With the archive in PostgreSQL (a replica of the server backend) the caches live in the
+process's memory instead (``directory`` None: :class:`MemoryCache`, the same bounds, values kept
+pickled as on disk): another replica's writes and forgets clear them (see the controller), so a
+copy on disk would be stale at the next start, would hold forgotten text, and would cost ~0.1 s of
+file creation for each namespace a replica opens.
+
 Writes never leave a stale entry reachable. Keys embed generation counters kept in the same
 cache directory (so several processes sharing a data directory agree):
 
@@ -27,8 +33,10 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import pickle
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
@@ -114,15 +122,95 @@ class BoundedCache:
                 self.stats.evictions += 1
 
 
+class MemoryCache:
+    """A :class:`BoundedCache` in this process's memory: the same TTL, bound (the oldest stored
+    go first), tags and counts; values are pickled, so no caller shares an object with another."""
+
+    def __init__(self, config: CacheLimits) -> None:
+        self._config = config
+        self._lock = threading.Lock()
+        self._items: OrderedDict[str, tuple[float, bytes, str | None]] = OrderedDict()
+        self.stats = CacheStats()
+
+    def get(self, key: str) -> Any:
+        with self._lock:
+            item = self._items.get(key)
+            if item is not None and item[0] <= time.monotonic():
+                del self._items[key]
+                item = None
+            if item is None:
+                self.stats.misses += 1
+                return None
+            self.stats.hits += 1
+        return pickle.loads(item[1])
+
+    def set(self, key: str, value: Any, *, tag: str | None = None) -> None:
+        self.set_many([(key, value, tag)])
+
+    def set_many(self, entries: Sequence[tuple[str, Any, str | None]]) -> None:
+        expires = time.monotonic() + self._config.ttl_seconds
+        packed = [(key, pickle.dumps(value), tag) for key, value, tag in entries]
+        with self._lock:
+            for key, value, tag in packed:
+                self._items.pop(key, None)
+                self._items[key] = (expires, value, tag)
+            if len(self._items) > self._config.max_items:
+                now = time.monotonic()
+                for key in [k for k, (when, _, _) in self._items.items() if when <= now]:
+                    del self._items[key]
+            while len(self._items) > self._config.max_items:
+                self._items.popitem(last=False)
+                self.stats.evictions += 1
+
+    def evict(self, tag: str) -> None:
+        with self._lock:
+            for key in [k for k, (_, _, t) in self._items.items() if t == tag]:
+                del self._items[key]
+
+    def clear(self) -> None:
+        with self._lock:
+            self._items.clear()
+
+    def truncate_wal(self) -> None:
+        return None  # nothing on disk
+
+    def __len__(self) -> int:
+        with self._lock:
+            return len(self._items)
+
+    def close(self) -> None:
+        self.clear()
+
+
+class _Counters:
+    """The generation counters in memory (``diskcache.Cache``'s ``incr`` and ``get``)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._values: dict[str, int] = {}
+
+    def incr(self, key: str) -> int:
+        with self._lock:
+            self._values[key] = value = self._values.get(key, 0) + 1
+            return value
+
+    def get(self, key: str, default: int = 0) -> int:
+        with self._lock:
+            return self._values.get(key, default)
+
+    def close(self) -> None:
+        return None
+
+
 @dataclass
 class DisclosureCaches:
     """The three caches of one data directory (:data:`CACHES`), with generation-based
-    invalidation."""
+    invalidation; ``directory`` None keeps them in memory (see the module)."""
 
-    directory: Path
+    directory: Path | None
     config: CacheConfig
-    by_name: dict[str, BoundedCache] = field(init=False)
-    _meta: diskcache.Cache = field(init=False)
+    by_name: dict[str, BoundedCache | MemoryCache] = field(init=False)
+    _meta: diskcache.Cache | _Counters = field(init=False)
     _pending: dict[tuple[str, str], Any] = field(init=False, default_factory=dict)
     _lock: threading.Lock = field(init=False, default_factory=threading.Lock)
     _writer: ThreadPoolExecutor | None = field(init=False, default=None)
@@ -135,16 +223,21 @@ class DisclosureCaches:
 
     def __post_init__(self) -> None:
         self._wake = threading.Condition(self._lock)
-        self.directory.mkdir(parents=True, exist_ok=True)
         self.by_name = {name: self._open(name) for name in CACHES}
-        generations = self.directory / "generations"
-        self._meta = open_or_rebuild(generations, lambda: diskcache.Cache(str(generations)))
+        if self.directory is None:
+            self._meta = _Counters()
+        else:
+            generations = self.directory / "generations"
+            self._meta = open_or_rebuild(generations, lambda: diskcache.Cache(str(generations)))
         self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="cache-writer")
 
-    def _open(self, name: str) -> BoundedCache:
+    def _open(self, name: str) -> BoundedCache | MemoryCache:
         """One cache; a damaged one is moved aside and started afresh (caches are advisory)."""
-        path = self.directory / name
         limits = getattr(self.config, name)
+        if self.directory is None:
+            return MemoryCache(limits)
+        path = self.directory / name
+        path.parent.mkdir(parents=True, exist_ok=True)
         return open_or_rebuild(path, lambda: BoundedCache(path, limits, tagged=name == "detail"))
 
     @property
@@ -305,4 +398,4 @@ class DisclosureCaches:
         self._meta.close()
 
     def _generation(self, name: str) -> int:
-        return int(self._meta.get(name, default=0))
+        return int(self._meta.get(name, 0))

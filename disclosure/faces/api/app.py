@@ -51,10 +51,12 @@ from disclosure.faces.api.models import (
 )
 from disclosure.faces.api.observability import ObservedRequests, Observer
 from disclosure.faces.api.queries import check_query_encoding, refuse_unknown_parameters
+from disclosure.faces.api.ready import add_ready_route
 from disclosure.faces.api.summaries import BackgroundConsolidation, add_routes
 from disclosure.faces.memories import MemoryBook
 from disclosure.faces.viewer import install_viewer
 from disclosure.service.pool import ControllerPool
+from disclosure.service.readiness import Readiness
 from disclosure.storage.namespaces import MAX_PART_CHARS, NAMESPACE_PARTS, Namespace, default_home
 from tiers.base import Embedder
 from tiers.errors import (
@@ -109,12 +111,15 @@ def create_app(
     keys = api_keys if isinstance(api_keys, ApiKeys) else ApiKeys(api_keys)
 
     background = BackgroundConsolidation(controllers)
+    readiness = Readiness(controllers)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        readiness.start()  # loads the models and backends in the background: /ready says when
         background.start()
         yield
         background.stop()
+        readiness.stop()
         if owned:
             controllers.close()
 
@@ -143,6 +148,7 @@ def create_app(
     app.state.pool = controllers
     app.state.observer = observer
     app.state.consolidation = background
+    app.state.readiness = readiness
 
     @app.get("/health", response_model=HealthResponse, tags=["service"])
     def health() -> HealthResponse:
@@ -154,6 +160,7 @@ def create_app(
             open_namespaces=len(controllers.open_namespaces()),
         )
 
+    add_ready_route(app, readiness)
     # before the /v1 routes: mem0's paths end in a slash, which /v1/memories/{ref} would take
     app.include_router(mem0_router(controllers, keys))
     app.include_router(_routes(controllers, keys, observer))

@@ -213,6 +213,17 @@ class HealthResponse(_Body):
     open_namespaces: int
 
 
+class ReadyResponse(_Body):
+    status: str = Field(description="ready, or starting (loading) / unavailable (a backend)")
+    reason: str | None = Field(default=None, description="the first check that is not ok")
+    checks: dict[str, str] = Field(
+        description="each check (analyzer, tokens, embedder, pipeline, postgresql, chroma) and "
+        "its state: ok, loading, failed (retrying) or unreachable"
+    )
+    version: str
+    profile: str
+
+
 class ErrorBody(_Body):
     code: str = Field(description="stable: clients may branch on it")
     message: str

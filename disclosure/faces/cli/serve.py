@@ -6,6 +6,8 @@ import argparse
 import ipaddress
 import os
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -107,9 +109,6 @@ def _serve(args: argparse.Namespace) -> int:
             max_open=args.max_open,
             log_level=args.log_level,
         )
-    import uvicorn
-
-    from disclosure.faces.api import create_app, load_api_keys
     from disclosure.service import find_service
 
     running = find_service(root_of(args))
@@ -119,6 +118,15 @@ def _serve(args: argparse.Namespace) -> int:
             "use it (disclosure.service.client.MemoryClient.for_root) or "
             "`disclosure service stop` first"
         )
+
+    with _sole_server(args):
+        return _serve_http(args)
+
+
+def _serve_http(args: argparse.Namespace) -> int:
+    import uvicorn
+
+    from disclosure.faces.api import create_app, load_api_keys
 
     _configure_logging(args.log_level, json_lines=args.log_json)
     keys = load_api_keys(args.api_key_file)
@@ -163,6 +171,29 @@ def _serve(args: argparse.Namespace) -> int:
     finally:
         pool.close()
     return 0
+
+
+@contextmanager
+def _sole_server(args: argparse.Namespace) -> Iterator[None]:
+    """While serving a root whose stores keep single-writer state in it (a SQLite archive, an
+    embedded Chroma), hold its serving lock: a second server of it is refused here, at start,
+    with one line, instead of answering 503 for every namespace the first one has open. With
+    the archive and vectors on servers nothing is taken: replicas share the root. (The local
+    service takes the same lock once it holds its own, see ``run_service``.)"""
+    from disclosure.core.profiles import load_profile
+    from disclosure.service.vector_server import chroma_url_of, with_chroma_url
+    from disclosure.storage.root_lock import RootLock
+    from tiers.backends import single_writer_state
+
+    profile = with_chroma_url(load_profile(args.profile), chroma_url_of(args.chroma_url))
+    vectors = profile.tiers.warm.embedder != "none"
+    why = single_writer_state(profile.tiers, vectors=vectors)
+    lock = None if why is None else RootLock(root_of(args), why)
+    try:
+        yield
+    finally:
+        if lock is not None:
+            lock.release()
 
 
 def _service_app(pool: ControllerPool, token: str, *, upstream: str | None) -> Any:
