@@ -10,8 +10,11 @@ token. Overrides are explicit requests and match exactly (a ``PhraseMatcher`` on
 "details" does not fire ``detailed``. Non-Latin phrases (Korean) match as whitespace-insensitive
 substrings instead.
 
-When the profile names a trained pipeline (``analyzer.spacy_pipeline``), it is loaded as well and
-its entities are added; a name that is not installed fails when the pipeline is built.
+A trained pipeline (``analyzer.spacy_pipeline``; :mod:`analyzers.trained`) runs beside the rules
+when there is one: ``auto``, the default, is the pinned English pipeline when it is installed and
+its files are as recorded, else the rules alone; another name must be installed, or building the
+pipeline fails. Its entities are added to the rules', and :attr:`Pipeline.trained_name` says
+which one ran (``rules`` when none did).
 :func:`get_pipeline` caches one :class:`Pipeline` per distinct set of the config parts that
 shape it (thresholds do not), so every analyzer and every ``enrich`` call share it.
 """
@@ -23,7 +26,6 @@ import re
 import threading
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from analyzers.config import AnalyzerConfig, EntityConfig
@@ -31,6 +33,8 @@ from analyzers.levels import DisclosureLevel
 from analyzers.names import CapitalisedNames
 from analyzers.patterns import Found, entity_regex, id_regex
 from analyzers.text import compact, is_latin, stem
+from analyzers.trained import RULES
+from analyzers.trained import load as load_trained
 
 if TYPE_CHECKING:
     from spacy.language import Language
@@ -129,7 +133,9 @@ class Pipeline:
         self.id_prefixes = tuple(prefix.lower() for prefix in config.id_prefixes)
         self.entities = entity_regex(config.entities.file_extensions, config.entities.not_tickets)
         self.trained_labels = frozenset(config.entities.trained_labels)
-        self.trained = _load_trained(config.spacy_pipeline) if config.spacy_pipeline else None
+        loaded = load_trained(config.spacy_pipeline)
+        self.trained: Language | None = loaded.nlp if loaded is not None else None
+        self.trained_name = loaded.name if loaded is not None else RULES
 
     def _phrase_matcher(self, specs: Sequence[Spec], attr: str) -> Any:
         from spacy.matcher import PhraseMatcher
@@ -209,23 +215,6 @@ def _script_table(specs: Iterable[Spec]) -> list[tuple[str, re.Pattern[str], lis
             table[needle] = (pattern, [])
         table[needle][1].append(spec)
     return [(needle, pattern, specs) for needle, (pattern, specs) in table.items()]
-
-
-def _load_trained(name: str) -> Language:
-    import spacy
-
-    if not (spacy.util.is_package(name) or Path(name).exists()):
-        raise LookupError(
-            f"analyzer.spacy_pipeline: spaCy pipeline {name!r} is not installed (neither an "
-            "installed package nor a directory); install it, or set spacy_pipeline: null to use "
-            "the built-in rule pipeline alone"
-        )
-    try:
-        return spacy.load(name)
-    except Exception as exc:
-        raise LookupError(
-            f"analyzer.spacy_pipeline: spaCy pipeline {name!r} could not be loaded: {exc}"
-        ) from exc
 
 
 # -- the per-process cache ---------------------------------------------------------------------

