@@ -43,6 +43,7 @@ from disclosure.pipeline.budget import PG_SCHEMA, AdaptiveBudget, Usage, usage_s
 from disclosure.pipeline.caches import DisclosureCaches
 from disclosure.pipeline.compose import Composer
 from disclosure.pipeline.expansion import decide
+from disclosure.pipeline.facets import FacetIndex, Indexed
 from disclosure.pipeline.feedback import FeedbackReport, measure
 from disclosure.pipeline.gather import Gatherer
 from disclosure.pipeline.ingest import enrich, prepare
@@ -63,7 +64,7 @@ from formatters.citations import parse_citations
 from formatters.safety import known_verdicts
 from tiers import Memory, TieredStore, get_embedder
 from tiers.base import Embedder
-from tiers.errors import InvalidInputError, MemoryNotFoundError
+from tiers.errors import InvalidInputError, MemoryNotFoundError, StorageError
 from tiers.memory import as_utc
 from tiers.reports import ForgetReport, IngestReport
 
@@ -103,13 +104,15 @@ class DisclosureController(LongTermMemory):
         self._last_analysis: QueryAnalysis | None = None
         self._enriched_lock = threading.Lock()
         self._enriched_early: list[Memory] = []
+        self._facets_early: dict[str, Indexed] = {}
+        self.facets: FacetIndex | None = None
         self.store = TieredStore(
             self.data_dir,
             profile.tiers,
             embedder=self._embedder(embedder),
             line_counter=self.counter,
             citation_length=profile.citations.length,
-            enricher=lambda memories: enrich(memories, profile.analyzer),
+            enricher=self._enrich_deferred,
             on_enriched=self._enriched_later,
             on_forgotten=self._forgotten_by_store,
         )
@@ -131,7 +134,15 @@ class DisclosureController(LongTermMemory):
             if self.store.database_url is None:  # kept verdicts: see disclosure.scan_verdicts
                 self.verdicts = ScanVerdicts(self.data_dir)
                 self._scans = ThreadPoolExecutor(max_workers=1, thread_name_prefix="scan")
-            self.gatherer = Gatherer(self.store, profile.fusion, self.caches, self._pool)
+            self._open_facets()
+            self.gatherer = Gatherer(
+                self.store,
+                profile.fusion,
+                self.caches,
+                self._pool,
+                facets=self.facets,
+                participants=self.participants,
+            )
             self.composer = Composer(profile, self.store, self.gatherer, self.counter)
             self._detail_style = _style_of(profile)
             self.consolidation = Consolidation(
@@ -150,6 +161,7 @@ class DisclosureController(LongTermMemory):
         except BaseException:
             if self.verdicts is not None:
                 self.verdicts.close()
+            self._close_facets()
             self.store.close()
             raise
 
@@ -206,6 +218,7 @@ class DisclosureController(LongTermMemory):
         its metadata) differ is rewritten too (by default only new content replaces one).
         """
         self._check_open()
+        facets: dict[str, tuple[str, ...]] = {}
         prepared, private = prepare(
             memories,
             self.profile.analyzer,
@@ -213,10 +226,12 @@ class DisclosureController(LongTermMemory):
             # the store's drain worker enriches new content before embedding it (a refresh
             # may rewrite a stored record, so it is enriched now, as compared)
             enrich=refresh or not self.store.defers_enrichment,
+            facets=facets,
         )
         report = replace(self.store.ingest(prepared, refresh=refresh), private=private)
         if report.ids:
             changed = {m.id: m for m in prepared}
+            self._index_facets([changed[i] for i in report.ids if i in changed], facets)
             sessions = {changed[i].session_id for i in report.ids if i in changed}
             self.caches.invalidate(ids=report.ids, sessions=sessions)
             self.participants.add(changed[i].speaker for i in report.ids if i in changed)
@@ -244,6 +259,51 @@ class DisclosureController(LongTermMemory):
         self.citation_log.forget(report.ids)
         self.participants.forgotten(self.store, report.speakers)
         return report
+
+    def _close_facets(self) -> None:
+        if self.facets is not None:
+            self.facets.close()
+
+    def _open_facets(self) -> None:
+        """The gathering index, with what the store's drain worker enriched while it opened."""
+        index = FacetIndex.open(self.data_dir, self.store)
+        with self._enriched_lock:
+            self.facets = index
+            early, self._facets_early = self._facets_early, {}
+        if early:
+            self._put_facets(index, early)
+
+    def _enrich_deferred(self, memories: list[Memory]) -> list[Memory]:
+        """The store's drain worker enriching what was ingested (before embedding it): the
+        memories' missing fields filled in, their facets into the gathering index."""
+        facets: dict[str, tuple[str, ...]] = {}
+        enriched = enrich(memories, self.profile.analyzer, facets)
+        self._index_facets(enriched, facets)
+        return enriched
+
+    def _index_facets(
+        self, memories: Sequence[Memory], facets: Mapping[str, tuple[str, ...]]
+    ) -> None:
+        entries = {m.id: Indexed(m.speaker, facets[m.id]) for m in memories if m.id in facets}
+        if not entries:
+            return
+        with self._enriched_lock:
+            index = self.facets
+            if index is None:  # the drain worker ran while the store was still opening
+                self._facets_early.update(entries)
+                return
+        self._put_facets(index, entries)
+
+    def _put_facets(self, index: FacetIndex, entries: Mapping[str, Indexed]) -> None:
+        """Index ``entries``, then drop any whose memory a forget removed meanwhile (a forget
+        after the check removes them itself: see _forgotten_by_store)."""
+        try:
+            index.put(entries)
+            gone = set(entries) - set(self._still_stored(list(entries)))
+            if gone:
+                index.forget(gone)
+        except StorageError as exc:  # gathering only adds candidates; ingest goes on
+            log.warning("the gathering index could not be updated: %s", exc)
 
     def _enriched_later(self, memories: list[Memory]) -> None:
         """The store filled in entities and summaries after ingest: caches built on the
@@ -284,6 +344,12 @@ class DisclosureController(LongTermMemory):
         verdicts = getattr(self, "verdicts", None)
         if verdicts is not None:
             verdicts.forget(memories)
+        with self._enriched_lock:
+            index = getattr(self, "facets", None)
+            for memory in memories:
+                self._facets_early.pop(memory.id, None)
+        if index is not None:
+            index.forget(m.id for m in memories)
 
     # -- disclosing ---------------------------------------------------------------------------
 
@@ -334,6 +400,7 @@ class DisclosureController(LongTermMemory):
                 named=named,
                 trace=trace,
             )
+            decision = self.composer.by_need(decision, hits, analysis, len(named))
             signals = signals_of(hits)
             candidates = self.composer.shortlist(
                 hits, config, decision.tokens, use_model=decision.use_model, signals=signals
@@ -526,6 +593,7 @@ class DisclosureController(LongTermMemory):
         self.store.close()
         if self.verdicts is not None:
             self.verdicts.close()
+        self._close_facets()
         self.caches.close()
         self.budget.close()
         self.consolidation.close()

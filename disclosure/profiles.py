@@ -24,6 +24,7 @@ from analyzers import DisclosureLevel
 from analyzers.config import AnalyzerConfig
 from disclosure.consolidation.config import ConsolidationConfig
 from disclosure.pipeline.ranking import FEATURES
+from disclosure.pipeline.spend import FEATURES as NEED_FEATURES
 from disclosure.safe_yaml import load_yaml
 from disclosure.service_config import IsolationConfig, MiddlewareConfig, ServiceConfig
 from formatters import FORMATTERS
@@ -102,6 +103,39 @@ class BudgetLearningConfig(_Section):
     path: str | None = Field(default=None, min_length=1)
 
 
+# The spending model's weights (``budget.need.weights``), fitted on two kinds of history and
+# checked across them by ``python -m benchmarks.fit_spend``; ``bias`` is the intercept.
+NEED_WEIGHTS: dict[str, float] = {"bias": 0.0} | dict.fromkeys(NEED_FEATURES, 0.0)
+
+
+def _need_weights() -> dict[str, float]:
+    return dict(NEED_WEIGHTS)
+
+
+class NeedConfig(_Section):
+    """Spending by need (``disclosure.pipeline.spend``): once the candidates are ranked, a
+    fitted model predicts what share of what they can give each budget holds, from the shape of
+    their chances and the question's form; the budget is the one with the most predicted share
+    less ``price`` per thousand tokens, within the level's ceiling. Applies while the budget has
+    not learned a use model from feedback and no budget was given; off (``enabled: false``),
+    the budget starts at ``default x (0.5 + complexity)``."""
+
+    enabled: bool = False
+    price: float = Field(default=0.1, gt=0.0, le=10.0)
+    weights: dict[str, float] = Field(default_factory=_need_weights)
+
+    @field_validator("weights")
+    @classmethod
+    def _known_features(cls, value: dict[str, float]) -> dict[str, float]:
+        valid = ("bias", *NEED_FEATURES)
+        unknown = sorted(set(value) - set(valid))
+        if unknown:
+            raise ValueError(f"unknown feature {unknown[0]!r}; valid: {', '.join(sorted(valid))}")
+        if not all(math.isfinite(weight) for weight in value.values()):
+            raise ValueError("weights must be finite numbers")
+        return {name: value.get(name, 0.0) for name in valid}
+
+
 class BudgetConfig(_Section):
     """Token budget bounds, and the share of the model's context window kept for its reply."""
 
@@ -112,6 +146,7 @@ class BudgetConfig(_Section):
     reply_share: float = Field(default=0.5, gt=0.0, lt=1.0)
     adaptive: bool = True
     learning: BudgetLearningConfig = BudgetLearningConfig()
+    need: NeedConfig = NeedConfig()
 
     @model_validator(mode="after")
     def _ordered(self) -> BudgetConfig:
@@ -154,6 +189,7 @@ LEARNED_WEIGHTS: dict[str, float] = {
     "assistant_asked": -0.39,
     "in_time_range": 1.582,
     "recent": 0.027,
+    "answer_label": 0.0,
 }
 
 
@@ -204,6 +240,7 @@ class FusionConfig(_Section):
     session_boost: float = Field(default=0.0, ge=0.0, le=10.0)
     session_boost_top: int = Field(default=10, ge=1)
     entity_boost: float = Field(default=0.0, ge=0.0, le=10.0)
+    gather_items: int = Field(default=50, ge=0)
 
     @field_validator("weights")
     @classmethod

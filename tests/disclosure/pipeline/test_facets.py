@@ -1,0 +1,118 @@
+"""The gathering index: built at ingest, consulted for questions that ask for a kind of answer,
+replaced with a memory's content, and emptied of what a forget removes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from disclosure.controller import DisclosureController
+from disclosure.pipeline.facets import FILE, FacetIndex, Indexed
+from disclosure.profiles import Profile, load_profile
+from disclosure.service_host import service_profile
+from disclosure.sidetables import SqliteTables
+from tests.disk_bytes import files_with
+
+TURNS = [
+    {"id": "j1", "content": "Chicago was awesome, the locals were so friendly!", "speaker": "John",
+     "session_id": "s1"},
+    {"id": "j2", "content": "Seattle is one of my favourite spots to explore.", "speaker": "John",
+     "session_id": "s2"},
+    {"id": "j3", "content": "Hey Tim, long time no see! How are you?", "speaker": "John",
+     "session_id": "s2"},
+    {"id": "t1", "content": "I went to London a few years ago with my family.", "speaker": "Tim",
+     "session_id": "s3"},
+]  # fmt: skip
+
+
+def index_at(path: Path) -> FacetIndex:
+    return FacetIndex(SqliteTables(path / FILE, _schema(), "the gathering index"))
+
+
+def _schema() -> str:
+    from disclosure.pipeline.facets import PG_SCHEMA
+
+    return PG_SCHEMA + ";\n"
+
+
+def test_put_find_of_and_forget(tmp_path: Path) -> None:
+    index = index_at(tmp_path)
+    try:
+        index.put(
+            {
+                "a": Indexed("John", ("GPE:chicago", "PERSON:tim", "NOUN:local")),
+                "b": Indexed("John", ("GPE:seattle", "GPE:portland")),
+                "c": Indexed("Tim", ("GPE:london", "GPE2:nowhere")),
+                "d": Indexed("Tim", ("PERSON:john",)),
+            }
+        )
+        assert index.find(["GPE"]) == [("b", 2), ("a", 1), ("c", 1)]  # GPE2 is another label
+        assert index.find(["GPE"], speaker="john") == [("b", 2), ("a", 1)]
+        assert index.find(["PERSON"], exclude=["john", "tim"]) == []
+        assert index.find(["PERSON"], exclude=["john"]) == [("a", 1)]
+        assert index.of(["a", "zz"]) == {"a": {"GPE:chicago", "PERSON:tim", "NOUN:local"}}
+        index.put({"a": Indexed("John", ("LOC:the lake",))})  # new content: rows replaced
+        assert index.of(["a"]) == {"a": {"LOC:the lake"}}
+        index.forget(["a", "b"])
+        assert index.of(["a", "b", "c"]) == {"c": {"GPE:london", "GPE2:nowhere"}}
+        assert index.count() == 2
+    finally:
+        index.close()
+
+
+def _profile() -> Profile:
+    data = load_profile("default").model_dump(mode="json")
+    data["tiers"]["warm"]["embedder"] = "none"  # the archive's BM25 and the index suffice
+    return Profile.model_validate(data)
+
+
+def test_a_question_that_gathers_reaches_memories_sharing_no_word(tmp_path: Path) -> None:
+    """The question "which cities" shares no word with "Chicago was awesome": the index finds
+    it, as John's memory naming a place, and says so (its tier)."""
+    with DisclosureController(_profile(), data_dir=tmp_path) as c:
+        c.ingest(TURNS)
+        assert c.facets is not None
+        assert "GPE:chicago" in c.facets.of(["j1"])["j1"]
+        result = c.disclose("Which cities has John been to?")
+        found = {item.id: item for item in result.items}
+        assert {"j1", "j2"} <= set(found)
+        assert "facets" in found["j1"].tiers
+        assert result.analysis.answer is not None
+        assert result.analysis.answer.kind == "place"
+
+
+def test_forget_leaves_nothing_of_the_memory_in_the_index(tmp_path: Path) -> None:
+    with DisclosureController(_profile(), data_dir=tmp_path) as c:
+        c.ingest(TURNS)
+        assert files_with(tmp_path, "chicago")  # the archive and the index hold it
+        c.forget(ids=["j1"])
+        assert c.facets is not None
+        assert c.facets.of(["j1", "j2"]).keys() == {"j2"}
+        c.forget(session_id="s3")
+        assert c.facets.of(["t1"]) == {}
+        result = c.disclose("Which cities has John been to?")
+        assert "j1" not in {item.id for item in result.items}
+    assert files_with(tmp_path, "chicago") == []
+    assert files_with(tmp_path, "london") == []
+
+
+def test_new_content_replaces_what_a_memory_is_indexed_under(tmp_path: Path) -> None:
+    with DisclosureController(_profile(), data_dir=tmp_path) as c:
+        c.ingest(TURNS)
+        c.ingest([{**TURNS[0], "content": "Paris in the spring was lovely."}])
+        assert c.facets is not None
+        facets = c.facets.of(["j1"])["j1"]
+        assert "GPE:paris" in facets
+        assert not any("chicago" in f for f in facets)
+
+
+def test_with_deferred_enrichment_the_drain_worker_indexes(tmp_path: Path) -> None:
+    """The local service acknowledges before enriching: the index is written by the drain
+    worker's enrichment, before embedding, and a memory forgotten meanwhile leaves none."""
+    with DisclosureController(service_profile(load_profile("default")), data_dir=tmp_path) as c:
+        assert c.store.defers_enrichment
+        c.ingest(TURNS)
+        assert c.store.flush(timeout=300) == 0
+        assert c.facets is not None
+        assert "GPE:london" in c.facets.of(["t1"])["t1"]
+        c.forget(ids=["t1"])
+        assert c.facets.of(["t1"]) == {}
