@@ -114,7 +114,7 @@ class QueryComplexityAnalyzer:
     def _read(self, query: str, now: datetime) -> _Reading:
         text = normalise(query)[: self.config.max_query_chars]
         doc = self.pipeline.doc(text)
-        trained = self.pipeline.trained(text) if self.pipeline.trained else None
+        trained = self.pipeline.parse_query(text)
         hits = self.pipeline.triggers(doc)
         ids = ids_in(self.pipeline, text)
         entities = unique(entities_in(self.pipeline, doc, ids, trained))

