@@ -285,6 +285,7 @@ class EntityConfig(_Section):
         *("WORK_OF_ART", "LAW", "LANGUAGE"),
     )
     max_entities: int = Field(default=20, gt=0)
+    trained_chars: int = Field(default=2000, gt=0)
 
     @field_validator("gazetteer")
     @classmethod

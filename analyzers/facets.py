@@ -9,7 +9,8 @@ Facets are strings ``LABEL:text``, lowercased, one per distinct pair:
 * the rules' entities: the gazetteer's (``GPE:seoul``, ``PRODUCT:redis``) and capitalised names
   (``NAME:street fighter``), which a trained pipeline's labels often miss;
 * titles in quotes (``QUOTED:little women``): "I just watched "Little Women"";
-* with the trained pipeline, the common nouns that head its noun chunks, as stems
+* when the trained pipeline parses memories (a pipeline of your own; the pinned one reads
+  only their entities), the common nouns that head their noun chunks, as stems
   (``NOUN:tournament``).
 
 At most ``limit`` facets a memory, entities first.

@@ -6,6 +6,7 @@ import pytest
 
 from analyzers import AnalyzerConfig, enrich_many
 from analyzers.facets import labels_of, quoted_titles
+from analyzers.trained import data_dir
 
 
 @pytest.fixture(scope="module")
@@ -23,7 +24,30 @@ def test_typed_entities_from_the_trained_pipeline(trained_facets: list[tuple[str
     assert "GPE:chicago" in chicago
     assert "DATE:last week" in chicago
     assert "QUOTED:little women" in women
-    assert {"NOUN:gam", "NOUN:tournament"} <= set(games)  # noun heads, as stems
+    assert not any(f.startswith("NOUN:") for f in games)  # the pinned one reads entities only
+
+
+def test_a_pipeline_of_your_own_that_parses_gives_noun_heads() -> None:
+    """Named by its directory, a pipeline is yours: run whole, its noun chunks' heads kept."""
+    folder = data_dir()
+    assert folder is not None
+    (games,) = enrich_many(
+        ["We played a few games at the tournament."],
+        config=AnalyzerConfig(spacy_pipeline=str(folder)),
+    )
+    assert {"NOUN:gam", "NOUN:tournament"} <= set(games.facets)  # noun heads, as stems
+
+
+def test_a_long_memory_is_read_on_its_first_characters() -> None:
+    text = "I moved to Chicago. " + "Nothing else happened that day. " * 10 + "Then Boston."
+    config = AnalyzerConfig()
+    cut = config.model_copy(
+        update={"entities": config.entities.model_copy(update={"trained_chars": 100})}
+    )
+    (whole,), (short,) = enrich_many([text], config=config), enrich_many([text], config=cut)
+    assert {"GPE:chicago", "GPE:boston"} <= set(whole.facets)
+    assert "GPE:chicago" in short.facets
+    assert "GPE:boston" not in short.facets
 
 
 def test_the_rules_alone_give_gazetteer_names_and_quoted_titles() -> None:
