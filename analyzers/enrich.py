@@ -6,7 +6,6 @@ or "Here is the fix:" give way to the sentence that says what the fix was. Fence
 and markdown markers are left out; whitespace collapses to single spaces; a sentence longer
 than ``max_chars`` (100) is cut at a clause boundary or else a word boundary, with an ellipsis.
 Entities are ranked by how often they occur, then by first appearance, at most ``max_entities``.
-Facets (:mod:`analyzers.facets`) are what the memory names by type, for the gathering index.
 """
 
 from __future__ import annotations
@@ -19,8 +18,6 @@ from typing import TYPE_CHECKING
 
 from analyzers.config import AnalyzerConfig, SummaryConfig
 from analyzers.entities import entities_in, ids_in, ranked
-from analyzers.facets import facets_of
-from analyzers.names import NAME
 from analyzers.pipeline import Pipeline, get_pipeline
 from analyzers.text import normalise
 
@@ -42,12 +39,10 @@ _BATCH = 256
 
 @dataclass(frozen=True, slots=True)
 class Enrichment:
-    """What ingest adds to a memory that has none: its entities and a one-line summary; and
-    its facets, what it names by type (:mod:`analyzers.facets`), for the gathering index."""
+    """What ingest adds to a memory that has none: its entities and a one-line summary."""
 
     entities: tuple[str, ...]
     summary: str
-    facets: tuple[str, ...] = ()
 
 
 def enrich(text: str, *, config: AnalyzerConfig | None = None) -> Enrichment:
@@ -63,7 +58,7 @@ def enrich_many(
     pipeline = get_pipeline(config)
     prepared = [normalise(t) for t in texts]
     docs = pipeline.docs(prepared, batch_size=batch_size)
-    trained = pipeline.parse_memories(prepared, batch_size)
+    trained = pipeline.enrichment_docs(prepared, batch_size)
     return [_enrich_doc(pipeline, config, doc, t) for doc, t in zip(docs, trained, strict=True)]
 
 
@@ -73,9 +68,7 @@ def _enrich_doc(
     ids = ids_in(pipeline, doc.text)
     found = entities_in(pipeline, doc, ids, trained)
     entities = ranked(found, config.entities.max_entities)
-    labels = {*config.entities.gazetteer, NAME}
-    facets = facets_of(doc.text, found, trained, rule_labels=labels)
-    return Enrichment(entities, summarise(doc, config.summary, pipeline.stop_words), facets)
+    return Enrichment(entities, summarise(doc, config.summary, pipeline.stop_words))
 
 
 def summarise(doc: Doc, config: SummaryConfig, stop_words: AbstractSet[str]) -> str:

@@ -1,6 +1,9 @@
 """A memory's facets: what it names, by type, for gathering the answers to questions that ask for
 a kind of thing ("which cities ...", "what games ...": :mod:`analyzers.answer`).
 
+:func:`facets_many` reads memories with the rules and the trained pipeline's named-entity
+recogniser; the gathering index calls it off the ingest path (``disclosure.pipeline.facets``).
+
 Facets are strings ``LABEL:text``, lowercased, one per distinct pair:
 
 * the trained pipeline's entities, with their labels (``GPE:chicago``, ``WORK_OF_ART:inception``,
@@ -22,8 +25,12 @@ import re
 from collections.abc import Collection, Iterable, Sequence
 from typing import TYPE_CHECKING
 
+from analyzers.config import AnalyzerConfig
+from analyzers.entities import entities_in, ids_in
+from analyzers.names import NAME
 from analyzers.patterns import Found
-from analyzers.text import stem
+from analyzers.pipeline import get_pipeline
+from analyzers.text import normalise, stem
 
 if TYPE_CHECKING:
     from spacy.tokens import Doc
@@ -55,6 +62,23 @@ def facets_of(
     if trained is not None and trained.has_annotation("DEP"):  # noun chunks need the parse
         found += [_facet(NOUN, stem(c.root.lower_)) for c in trained.noun_chunks if _nounish(c)]
     return tuple(dict.fromkeys(f for f in found if f))[:limit]
+
+
+def facets_many(
+    texts: Sequence[str], *, config: AnalyzerConfig | None = None, batch_size: int = 64
+) -> list[tuple[str, ...]]:
+    """The facets of each of ``texts`` (see the module)."""
+    config = config or AnalyzerConfig()
+    pipeline = get_pipeline(config)
+    prepared = [normalise(t) for t in texts]
+    labels = {*config.entities.gazetteer, NAME}
+    out = []
+    docs = pipeline.docs(prepared, batch_size=batch_size)
+    trained = pipeline.entity_docs(prepared, batch_size)
+    for doc, parsed in zip(docs, trained, strict=True):
+        found = entities_in(pipeline, doc, ids_in(pipeline, doc.text))
+        out.append(facets_of(doc.text, found, parsed, rule_labels=labels))
+    return out
 
 
 def quoted_titles(text: str) -> list[str]:

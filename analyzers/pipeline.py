@@ -192,11 +192,19 @@ class Pipeline:
             return None
         return self.trained(text, disable=_QUERY_SKIPS)
 
-    def parse_memories(self, texts: Sequence[str], batch_size: int) -> Iterator[Doc | None]:
-        """The trained pipeline over memories at ingest, or Nones without one. The pinned
-        pipeline runs its named-entity recogniser alone (it has its own token vectors): typed
-        entities are what a memory's facets need, at half the cost of the whole pipeline, and a
-        memory is read on its first ``entities.trained_chars`` characters."""
+    def enrichment_docs(self, texts: Sequence[str], batch_size: int) -> Iterator[Doc | None]:
+        """A pipeline of your own over memories at enrichment (its entities join theirs); Nones
+        for the pinned pipeline, whose entities go to the gathering index off the ingest path
+        (:meth:`entity_docs`), or without one: enrichment costs what the rules cost."""
+        if self.trained is None or self._lean_queries:
+            return iter([None] * len(texts))
+        return self.trained.pipe(texts, batch_size=batch_size)
+
+    def entity_docs(self, texts: Sequence[str], batch_size: int) -> Iterator[Doc | None]:
+        """Memories' typed entities for their facets, or Nones without a trained pipeline. The
+        pinned pipeline runs its named-entity recogniser alone (it has its own token vectors:
+        half the cost of the whole pipeline) on a memory's first ``entities.trained_chars``
+        characters; a pipeline of your own runs whole."""
         if self.trained is None:
             return iter([None] * len(texts))
         if not self._lean_queries:

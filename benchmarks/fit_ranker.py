@@ -92,6 +92,7 @@ def collect(
         ):
             with cache.documents():
                 c.ingest(conversation.memories)
+            c.settle()
             found = _questions(c, conversation, questions)
         _save(path, found)
         out.extend(found)

@@ -245,6 +245,32 @@ def _as_question(a: Asked) -> fit_ranker.Question:
     )
 
 
+def candidates_report(asked: Sequence[Asked]) -> dict[str, Any]:
+    """How many gold turns reach the candidates, and how many only through the gathering
+    index (its list alone found them), overall and per question type."""
+
+    def count(questions: Sequence[Asked]) -> dict[str, Any]:
+        gold = sum(len(a.evidence) for a in questions)
+        found = sum(a.found for a in questions)
+        only = 0
+        for a in questions:
+            finders = a.extra.get("found_by", [])
+            only += sum(1 for n, f in enumerate(finders) if a.labels[n] and f == ["facets"])
+        whole = sum(a.found >= len(a.evidence) for a in questions)
+        return {
+            "questions": len(questions),
+            "gold": gold,
+            "gold_in_candidates": round(found / max(gold, 1), 4),
+            "gold_only_from_the_gathering_index": only,
+            "questions_with_all_gold_in_candidates": round(whole / max(len(questions), 1), 4),
+        }
+
+    categories = sorted({a.category for a in asked})
+    return count(asked) | {
+        "by_category": {c: count([a for a in asked if a.category == c]) for c in categories}
+    }
+
+
 def ranking_report(sets: dict[str, list[Asked]], columns: Sequence[int]) -> dict[str, Any]:
     qs = {name: [_as_question(a) for a in asked] for name, asked in sets.items()}
 
@@ -286,6 +312,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     }
     columns = [i for i, f in enumerate(FEATURES) if f not in set(args.drop)]
     report: dict[str, Any] = {"features": [FEATURES[i] for i in columns]}
+    report["candidates"] = {name: candidates_report(asked) for name, asked in sets.items()}
     report["ranking"] = ranking_report(sets, columns)
     everything = [a for asked in sets.values() for a in asked]
     coef = fit_ranker.fit([_as_question(a) for a in everything], columns)

@@ -104,6 +104,7 @@ def _conversation(
     ):
         with cache.documents():
             c.ingest(conversation.memories)
+        c.settle()
         return [_question(name, c, conversation, q) for q in questions]
 
 

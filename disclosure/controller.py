@@ -22,6 +22,7 @@ import contextlib
 import hashlib
 import logging
 import threading
+import time
 from collections.abc import Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, replace
@@ -30,7 +31,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from analyzers import DisclosureLevel, QueryAnalysis
+from analyzers import DisclosureLevel, QueryAnalysis, facets_many
 from disclosure.citation_styles import restyle
 from disclosure.citation_usage import PG_SCHEMA as CITATIONS_PG
 from disclosure.citation_usage import CitationLog
@@ -43,7 +44,7 @@ from disclosure.pipeline.budget import PG_SCHEMA, AdaptiveBudget, Usage, usage_s
 from disclosure.pipeline.caches import DisclosureCaches
 from disclosure.pipeline.compose import Composer
 from disclosure.pipeline.expansion import decide
-from disclosure.pipeline.facets import FacetIndex, Indexed
+from disclosure.pipeline.facets import FacetIndex, FacetWorker
 from disclosure.pipeline.feedback import FeedbackReport, measure
 from disclosure.pipeline.gather import Gatherer
 from disclosure.pipeline.ingest import enrich, prepare
@@ -64,7 +65,7 @@ from formatters.citations import parse_citations
 from formatters.safety import known_verdicts
 from tiers import Memory, TieredStore, get_embedder
 from tiers.base import Embedder
-from tiers.errors import InvalidInputError, MemoryNotFoundError, StorageError
+from tiers.errors import InvalidInputError, MemoryNotFoundError
 from tiers.memory import as_utc
 from tiers.reports import ForgetReport, IngestReport
 
@@ -80,6 +81,7 @@ _NO_EMBEDDER = "none"
 #: instead of ~0.1 s. Live chat ingests a turn or two at a time, and those are what the next
 #: answers show.
 SCAN_AHEAD_MAX = 64
+_SETTLE_MAX = 3600.0  # settle(): how long the warm tier's queue may take, when no timeout is given
 
 
 class DisclosureController(LongTermMemory):
@@ -104,15 +106,15 @@ class DisclosureController(LongTermMemory):
         self._last_analysis: QueryAnalysis | None = None
         self._enriched_lock = threading.Lock()
         self._enriched_early: list[Memory] = []
-        self._facets_early: dict[str, Indexed] = {}
         self.facets: FacetIndex | None = None
+        self._facet_worker: FacetWorker | None = None
         self.store = TieredStore(
             self.data_dir,
             profile.tiers,
             embedder=self._embedder(embedder),
             line_counter=self.counter,
             citation_length=profile.citations.length,
-            enricher=self._enrich_deferred,
+            enricher=lambda memories: enrich(memories, profile.analyzer),
             on_enriched=self._enriched_later,
             on_forgotten=self._forgotten_by_store,
         )
@@ -218,7 +220,6 @@ class DisclosureController(LongTermMemory):
         its metadata) differ is rewritten too (by default only new content replaces one).
         """
         self._check_open()
-        facets: dict[str, tuple[str, ...]] = {}
         prepared, private = prepare(
             memories,
             self.profile.analyzer,
@@ -226,12 +227,12 @@ class DisclosureController(LongTermMemory):
             # the store's drain worker enriches new content before embedding it (a refresh
             # may rewrite a stored record, so it is enriched now, as compared)
             enrich=refresh or not self.store.defers_enrichment,
-            facets=facets,
         )
         report = replace(self.store.ingest(prepared, refresh=refresh), private=private)
         if report.ids:
             changed = {m.id: m for m in prepared}
-            self._index_facets([changed[i] for i in report.ids if i in changed], facets)
+            if self._facet_worker is not None:  # their facets, off the ingest path
+                self._facet_worker.submit(report.ids)
             sessions = {changed[i].session_id for i in report.ids if i in changed}
             self.caches.invalidate(ids=report.ids, sessions=sessions)
             self.participants.add(changed[i].speaker for i in report.ids if i in changed)
@@ -261,49 +262,39 @@ class DisclosureController(LongTermMemory):
         return report
 
     def _close_facets(self) -> None:
+        if self._facet_worker is not None:
+            self._facet_worker.close()
         if self.facets is not None:
             self.facets.close()
 
     def _open_facets(self) -> None:
-        """The gathering index, with what the store's drain worker enriched while it opened."""
-        index = FacetIndex.open(self.data_dir, self.store)
-        with self._enriched_lock:
-            self.facets = index
-            early, self._facets_early = self._facets_early, {}
-        if early:
-            self._put_facets(index, early)
+        """The gathering index and its worker (which resumes what a previous process left)."""
+        self.facets = FacetIndex.open(self.data_dir, self.store)
+        analyzer = self.profile.analyzer
+        self._facet_worker = FacetWorker(
+            self.facets,
+            self.store.get,
+            lambda texts: facets_many(texts, config=analyzer),
+            indexed=self._facets_indexed,
+        )
 
-    def _enrich_deferred(self, memories: list[Memory]) -> list[Memory]:
-        """The store's drain worker enriching what was ingested (before embedding it): the
-        memories' missing fields filled in, their facets into the gathering index."""
-        facets: dict[str, tuple[str, ...]] = {}
-        enriched = enrich(memories, self.profile.analyzer, facets)
-        self._index_facets(enriched, facets)
-        return enriched
+    def _facets_indexed(self, memories: list[Memory]) -> None:
+        """Answers cached before these memories' facets were indexed ranked them without."""
+        caches: DisclosureCaches | None = getattr(self, "caches", None)
+        if caches is not None and memories:
+            caches.invalidate(
+                ids=[m.id for m in memories], sessions={m.session_id for m in memories}
+            )
 
-    def _index_facets(
-        self, memories: Sequence[Memory], facets: Mapping[str, tuple[str, ...]]
-    ) -> None:
-        entries = {m.id: Indexed(m.speaker, facets[m.id]) for m in memories if m.id in facets}
-        if not entries:
-            return
-        with self._enriched_lock:
-            index = self.facets
-            if index is None:  # the drain worker ran while the store was still opening
-                self._facets_early.update(entries)
-                return
-        self._put_facets(index, entries)
-
-    def _put_facets(self, index: FacetIndex, entries: Mapping[str, Indexed]) -> None:
-        """Index ``entries``, then drop any whose memory a forget removed meanwhile (a forget
-        after the check removes them itself: see _forgotten_by_store)."""
-        try:
-            index.put(entries)
-            gone = set(entries) - set(self._still_stored(list(entries)))
-            if gone:
-                index.forget(gone)
-        except StorageError as exc:  # gathering only adds candidates; ingest goes on
-            log.warning("the gathering index could not be updated: %s", exc)
+    def settle(self, timeout: float | None = None) -> bool:
+        """Wait until what was ingested is indexed everywhere: the warm tier's queue drained
+        and the gathering index caught up (False: ``timeout`` seconds passed first)."""
+        self._check_open()
+        started = time.monotonic()
+        if self.store.flush(timeout=_SETTLE_MAX if timeout is None else timeout) != 0:
+            return False
+        left = None if timeout is None else max(timeout - (time.monotonic() - started), 0.0)
+        return self._facet_worker is None or self._facet_worker.settle(left)
 
     def _enriched_later(self, memories: list[Memory]) -> None:
         """The store filled in entities and summaries after ingest: caches built on the
@@ -344,10 +335,7 @@ class DisclosureController(LongTermMemory):
         verdicts = getattr(self, "verdicts", None)
         if verdicts is not None:
             verdicts.forget(memories)
-        with self._enriched_lock:
-            index = getattr(self, "facets", None)
-            for memory in memories:
-                self._facets_early.pop(memory.id, None)
+        index = getattr(self, "facets", None)
         if index is not None:
             index.forget(m.id for m in memories)
 

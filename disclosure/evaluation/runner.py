@@ -296,6 +296,7 @@ def _run_conversation(
     try:
         with documents():
             discloser.ingest(conversation.memories)
+        _settle(discloser)
         _consolidate_if_served(discloser)
         for question in questions:
             started = time.perf_counter()
@@ -352,6 +353,14 @@ def _progress(total: int, enabled: bool | None) -> Iterator[Any]:
 
 def _slug(text: str) -> str:
     return re.sub(r"[^\w.-]+", "_", text).strip("_") or "x"
+
+
+def _settle(discloser: Discloser) -> None:
+    """A profile's background indexing (the gathering index's facets) done before the
+    questions, as a running service would have done it by then."""
+    settle = getattr(discloser, "settle", None)
+    if callable(settle):
+        settle()
 
 
 def _consolidate_if_served(discloser: Discloser) -> None:

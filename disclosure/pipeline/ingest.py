@@ -8,8 +8,6 @@
   and a one-line extractive summary (<= 100 characters) for the index layer. With
   ``enrich=False`` that is left to :func:`enrich`, called later (a store that defers
   enrichment calls it from its drain worker, before embedding).
-- Given a ``facets`` dict, every memory is read (not only those lacking a summary or entities)
-  and the dict gets each one's facets (``analyzers.facets``), for the gathering index.
 """
 
 from __future__ import annotations
@@ -30,7 +28,6 @@ def prepare(
     *,
     max_content_chars: int | None = None,
     enrich: bool = True,
-    facets: dict[str, tuple[str, ...]] | None = None,
 ) -> tuple[list[Memory], int]:
     """The memories to store, and how many were dropped as entirely private. A memory longer
     than ``max_content_chars`` is refused before the analyzers see it (spaCy refuses texts
@@ -46,7 +43,7 @@ def prepare(
             private += 1
         else:
             public.append(cleaned)
-    return (_enriched(public, config, facets) if enrich else public), private
+    return (_enriched(public, config) if enrich else public), private
 
 
 def _check_lengths(memories: list[Memory], limit: int) -> None:
@@ -84,26 +81,14 @@ def _scrub(value: Any) -> Any:
     return value
 
 
-def enrich(
-    memories: list[Memory],
-    config: AnalyzerConfig,
-    facets: dict[str, tuple[str, ...]] | None = None,
-) -> list[Memory]:
+def enrich(memories: list[Memory], config: AnalyzerConfig) -> list[Memory]:
     """``memories`` with the entities and summaries they lack filled in, in order; a memory
-    that lacks neither is returned as the same object. ``facets``: filled with every memory's
-    facets (by id)."""
-    return _enriched(memories, config, facets)
+    that lacks neither is returned as the same object."""
+    return _enriched(memories, config)
 
 
-def _enriched(
-    memories: list[Memory],
-    config: AnalyzerConfig,
-    facets: dict[str, tuple[str, ...]] | None = None,
-) -> list[Memory]:
-    if facets is None:
-        needy = [m for m in memories if m.summary is None or not m.entities]
-    else:
-        needy = list(memories)
+def _enriched(memories: list[Memory], config: AnalyzerConfig) -> list[Memory]:
+    needy = [m for m in memories if m.summary is None or not m.entities]
     if not needy:
         return memories
     found = dict(
@@ -113,12 +98,10 @@ def _enriched(
             strict=True,
         )
     )
-    if facets is not None:
-        facets.update((memory_id, extra.facets) for memory_id, extra in found.items())
     out = []
     for memory in memories:
         extra = found.get(memory.id)
-        if extra is None or (memory.summary is not None and memory.entities):
+        if extra is None:
             out.append(memory)
             continue
         out.append(

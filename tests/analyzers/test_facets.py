@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from analyzers import AnalyzerConfig, enrich_many
+from analyzers import AnalyzerConfig, enrich_many, facets_many
 from analyzers.facets import labels_of, quoted_titles
 from analyzers.trained import data_dir
 
@@ -16,7 +16,7 @@ def trained_facets() -> list[tuple[str, ...]]:
         'I just watched "Little Women" and it was amazing!',
         "We played a few games at the tournament.",
     ]
-    return [e.facets for e in enrich_many(texts, config=AnalyzerConfig())]
+    return facets_many(texts, config=AnalyzerConfig())
 
 
 def test_typed_entities_from_the_trained_pipeline(trained_facets: list[tuple[str, ...]]) -> None:
@@ -31,11 +31,11 @@ def test_a_pipeline_of_your_own_that_parses_gives_noun_heads() -> None:
     """Named by its directory, a pipeline is yours: run whole, its noun chunks' heads kept."""
     folder = data_dir()
     assert folder is not None
-    (games,) = enrich_many(
+    (games,) = facets_many(
         ["We played a few games at the tournament."],
         config=AnalyzerConfig(spacy_pipeline=str(folder)),
     )
-    assert {"NOUN:gam", "NOUN:tournament"} <= set(games.facets)  # noun heads, as stems
+    assert {"NOUN:gam", "NOUN:tournament"} <= set(games)  # noun heads, as stems
 
 
 def test_a_long_memory_is_read_on_its_first_characters() -> None:
@@ -44,21 +44,30 @@ def test_a_long_memory_is_read_on_its_first_characters() -> None:
     cut = config.model_copy(
         update={"entities": config.entities.model_copy(update={"trained_chars": 100})}
     )
-    (whole,), (short,) = enrich_many([text], config=config), enrich_many([text], config=cut)
-    assert {"GPE:chicago", "GPE:boston"} <= set(whole.facets)
-    assert "GPE:chicago" in short.facets
-    assert "GPE:boston" not in short.facets
+    (whole,), (short,) = facets_many([text], config=config), facets_many([text], config=cut)
+    assert {"GPE:chicago", "GPE:boston"} <= set(whole)
+    assert "GPE:chicago" in short
+    assert "GPE:boston" not in short
+
+
+def test_enrichment_costs_what_the_rules_cost() -> None:
+    """The pinned pipeline reads memories off the ingest path (their facets): enrichment's
+    entities are the rules' alone, with it and without."""
+    text = "My sister Alice flew to Boston on Monday."
+    with_it = enrich_many([text], config=AnalyzerConfig())[0]
+    rules = enrich_many([text], config=AnalyzerConfig(spacy_pipeline=None))[0]
+    assert with_it == rules
 
 
 def test_the_rules_alone_give_gazetteer_names_and_quoted_titles() -> None:
     config = AnalyzerConfig(spacy_pipeline=None)
-    seoul, quoted = enrich_many(
+    seoul, quoted = facets_many(
         ["We moved to Seoul in May.", 'Have you read "The Wheel of Time" yet?'], config=config
     )
-    assert "GPE:seoul" in seoul.facets
-    assert not any(f.startswith("NOUN:") for f in seoul.facets)  # no parse, no noun heads
-    assert "QUOTED:the wheel of time" in quoted.facets
-    assert labels_of(quoted.facets) >= {"QUOTED"}
+    assert "GPE:seoul" in seoul
+    assert not any(f.startswith("NOUN:") for f in seoul)  # no parse, no noun heads
+    assert "QUOTED:the wheel of time" in quoted
+    assert labels_of(quoted) >= {"QUOTED"}
 
 
 @pytest.mark.parametrize(

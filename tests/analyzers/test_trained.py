@@ -118,7 +118,7 @@ def test_a_query_is_parsed_only_when_it_asks_a_question(
 
 
 def test_memories_get_the_trained_entities(analyzer: QueryComplexityAnalyzer) -> None:
-    (doc,) = analyzer.pipeline.parse_memories(["I met John Smith in Boston last week."], 8)
+    (doc,) = analyzer.pipeline.entity_docs(["I met John Smith in Boston last week."], 8)
     assert doc is not None
     found = {(e.text, e.label_) for e in doc.ents}
     assert {("John Smith", "PERSON"), ("Boston", "GPE"), ("last week", "DATE")} <= found

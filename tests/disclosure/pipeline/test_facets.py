@@ -3,14 +3,18 @@ replaced with a memory's content, and emptied of what a forget removes."""
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Sequence
 from pathlib import Path
 
+from analyzers import facets_many
 from disclosure.controller import DisclosureController
-from disclosure.pipeline.facets import FILE, FacetIndex, Indexed
+from disclosure.pipeline.facets import FILE, FacetIndex, FacetWorker, Indexed
 from disclosure.profiles import Profile, load_profile
 from disclosure.service_host import service_profile
 from disclosure.sidetables import SqliteTables
 from tests.disk_bytes import files_with
+from tiers import Memory, TieredStore
 
 TURNS = [
     {"id": "j1", "content": "Chicago was awesome, the locals were so friendly!", "speaker": "John",
@@ -70,6 +74,7 @@ def test_a_question_that_gathers_reaches_memories_sharing_no_word(tmp_path: Path
     it, as John's memory naming a place, and says so (its tier)."""
     with DisclosureController(_profile(), data_dir=tmp_path) as c:
         c.ingest(TURNS)
+        assert c.settle(timeout=120)
         assert c.facets is not None
         assert "GPE:chicago" in c.facets.of(["j1"])["j1"]
         result = c.disclose("Which cities has John been to?")
@@ -83,6 +88,7 @@ def test_a_question_that_gathers_reaches_memories_sharing_no_word(tmp_path: Path
 def test_forget_leaves_nothing_of_the_memory_in_the_index(tmp_path: Path) -> None:
     with DisclosureController(_profile(), data_dir=tmp_path) as c:
         c.ingest(TURNS)
+        assert c.settle(timeout=120)
         assert files_with(tmp_path, "chicago")  # the archive and the index hold it
         c.forget(ids=["j1"])
         assert c.facets is not None
@@ -99,6 +105,7 @@ def test_new_content_replaces_what_a_memory_is_indexed_under(tmp_path: Path) -> 
     with DisclosureController(_profile(), data_dir=tmp_path) as c:
         c.ingest(TURNS)
         c.ingest([{**TURNS[0], "content": "Paris in the spring was lovely."}])
+        assert c.settle(timeout=120)
         assert c.facets is not None
         facets = c.facets.of(["j1"])["j1"]
         assert "GPE:paris" in facets
@@ -111,8 +118,96 @@ def test_with_deferred_enrichment_the_drain_worker_indexes(tmp_path: Path) -> No
     with DisclosureController(service_profile(load_profile("default")), data_dir=tmp_path) as c:
         assert c.store.defers_enrichment
         c.ingest(TURNS)
-        assert c.store.flush(timeout=300) == 0
+        assert c.settle(timeout=300)
         assert c.facets is not None
         assert "GPE:london" in c.facets.of(["t1"])["t1"]
         c.forget(ids=["t1"])
         assert c.facets.of(["t1"]) == {}
+
+
+def _worker_parts(tmp_path: Path) -> tuple[FacetIndex, TieredStore]:
+    store = TieredStore(tmp_path / "store")
+    store.ingest([Memory(id=t["id"], content=t["content"], speaker=t["speaker"]) for t in TURNS])
+    return index_at(tmp_path), store
+
+
+def test_pending_work_survives_a_restart(tmp_path: Path) -> None:
+    """Closed before it got to them, a worker leaves the memories pending; the next resumes."""
+    index, store = _worker_parts(tmp_path)
+    gate = threading.Event()
+
+    def held(texts: Sequence[str]) -> list[tuple[str, ...]]:
+        gate.wait(timeout=30)
+        return facets_many(texts)
+
+    try:
+        first = FacetWorker(index, store.get, held, batch=1)
+        first.submit(["j1", "j2"])
+        assert not first.settle(timeout=0.2)  # held: nothing indexed yet
+        closing = threading.Thread(target=first.close)  # stops after the batch in hand
+        closing.start()
+        gate.set()
+        closing.join(timeout=60)
+        assert list(index.pending(10)) == ["j2"]  # what was not reached stays pending
+        second = FacetWorker(index, store.get, facets_many)
+        assert second.settle(timeout=120)
+        second.close()
+        assert "GPE:chicago" in index.of(["j1"])["j1"]
+        assert "GPE:seattle" in index.of(["j2"])["j2"]
+        assert index.pending(10) == {}
+    finally:
+        gate.set()
+        index.close()
+        store.close()
+
+
+def test_a_memory_changed_while_indexed_is_indexed_again(tmp_path: Path) -> None:
+    index, store = _worker_parts(tmp_path)
+    started, release = threading.Event(), threading.Event()
+
+    def slow(texts: Sequence[str]) -> list[tuple[str, ...]]:
+        started.set()
+        release.wait(timeout=30)
+        return facets_many(texts)
+
+    worker = FacetWorker(index, store.get, slow)
+    try:
+        worker.submit(["j1"])
+        assert started.wait(timeout=30)  # reading Chicago's memory
+        store.ingest([Memory(id="j1", content="Paris was lovely.", speaker="John")])
+        worker.submit(["j1"])
+        release.set()
+        assert worker.settle(timeout=120)
+        assert "GPE:paris" in index.of(["j1"])["j1"]
+        assert not any("chicago" in f for f in index.of(["j1"])["j1"])
+    finally:
+        release.set()
+        worker.close()
+        index.close()
+        store.close()
+
+
+def test_a_memory_forgotten_while_indexed_leaves_nothing(tmp_path: Path) -> None:
+    index, store = _worker_parts(tmp_path)
+    started, release = threading.Event(), threading.Event()
+
+    def slow(texts: Sequence[str]) -> list[tuple[str, ...]]:
+        started.set()
+        release.wait(timeout=30)
+        return facets_many(texts)
+
+    worker = FacetWorker(index, store.get, slow)
+    try:
+        worker.submit(["t1"])
+        assert started.wait(timeout=30)
+        store.forget(["t1"])
+        index.forget(["t1"])  # what the controller does when the store reports a forget
+        release.set()
+        assert worker.settle(timeout=120)
+        assert index.of(["t1"]) == {}
+        assert index.pending(10) == {}
+    finally:
+        release.set()
+        worker.close()
+        index.close()
+        store.close()
