@@ -2,7 +2,7 @@
 a kind of thing ("which cities ...", "what games ...": :mod:`analyzers.answer`).
 
 :func:`facets_many` reads memories with the rules and the trained pipeline's named-entity
-recogniser; the gathering index calls it off the ingest path (``disclosure.pipeline.facets``).
+recogniser; the gathering index calls it off the ingest path (``disclosure.core.pipeline.facets``).
 
 Facets are strings ``LABEL:text``, lowercased, one per distinct pair:
 

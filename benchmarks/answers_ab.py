@@ -35,7 +35,7 @@ def answers(queries: int) -> list[tuple[str, list[float]]]:
 
     from benchmarks.datadirs import built, warm_dir
     from benchmarks.run import NOW
-    from disclosure.controller import DisclosureController
+    from disclosure.core.controller import DisclosureController
     from tiers import get_embedder
 
     path = warm_dir(10_000)

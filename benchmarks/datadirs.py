@@ -60,8 +60,8 @@ def ensure_warm(n: int) -> dict[str, Any]:
         keep_scan_verdicts(path)  # a directory built before verdicts were kept
         return record
     shutil.rmtree(path, ignore_errors=True)
-    from disclosure.controller import DisclosureController
-    from disclosure.profiles import load_profile
+    from disclosure.core.controller import DisclosureController
+    from disclosure.core.profiles import load_profile
     from tiers import get_embedder
 
     context = load_profile("default").tiers.warm.context
@@ -110,8 +110,8 @@ def ensure_cold(total: int, warm: int) -> dict[str, Any]:
 
 
 def _append_cold_only(path: Path, start: int, total: int) -> float:
-    from disclosure.pipeline.ingest import prepare
-    from disclosure.profiles import load_profile
+    from disclosure.core.pipeline.ingest import prepare
+    from disclosure.core.profiles import load_profile
     from formatters import get_token_counter
     from tiers.store import TieredStore
 
@@ -158,9 +158,9 @@ def _skip(items: Iterator[Memory], n: int) -> Iterator[Memory]:
 def keep_scan_verdicts(path: Path) -> int:
     """The injection-scan verdicts of every memory in ``path``'s archive, as a directory holds
     them once its memories came in a few at a time (live chat) or were shown once
-    (:mod:`disclosure.scan_verdicts`; the benchmark builds its directories in bulk, which keeps
-    none ahead): only texts without one are scanned. Returns how many were added."""
-    from disclosure.scan_verdicts import ScanVerdicts
+    (:mod:`disclosure.storage.scan_verdicts`; the benchmark builds its directories in bulk, which
+    keeps none ahead): only texts without one are scanned. Returns how many were added."""
+    from disclosure.storage.scan_verdicts import ScanVerdicts
 
     verdicts = ScanVerdicts(path)
     added = 0

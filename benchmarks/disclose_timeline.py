@@ -67,11 +67,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--level", default="standard")
     args = parser.parse_args(argv)
 
-    import disclosure.pipeline.compose as compose
-    import disclosure.pipeline.gather as gather
+    import disclosure.core.pipeline.compose as compose
+    import disclosure.core.pipeline.gather as gather
     import tiers.embedders as embedders
     import tiers.warm as warm
-    from disclosure.controller import DisclosureController
+    from disclosure.core.controller import DisclosureController
     from tiers import get_embedder
 
     _wrap(embedders.QueryEmbeddingCache, "_embed", "embed query")

@@ -2,7 +2,7 @@
 
 For every question of LoCoMo dev (categories 1-4) and LongMemEval dev, the real pipeline of a
 profile (``default`` unless ``--profile``) searches the tiers at the standard level; each
-candidate's features (:data:`disclosure.pipeline.ranking.FEATURES`) are kept with its label
+candidate's features (:data:`disclosure.core.pipeline.ranking.FEATURES`) are kept with its label
 (is it gold evidence?) and the tokens its line costs. A logistic regression is fitted on them
 (each question weighs the same), then judged the way the product uses it: candidates packed by
 chance of use per token into a fixed budget, evidence recall counted as in ``disclosure eval``
@@ -33,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from disclosure.pipeline.ranking import FEATURES
+from disclosure.core.pipeline.ranking import FEATURES
 
 HERE = Path(__file__).resolve().parent
 CACHE = HERE / ".cache"
@@ -68,7 +68,7 @@ def collect(
     """Every question's features, one file per conversation in ``folder`` (a run that stops
     keeps what it collected); with ``available``, only the conversations collected already;
     with ``only``, only those conversations."""
-    from disclosure.controller import DisclosureController
+    from disclosure.core.controller import DisclosureController
     from disclosure.evaluation.experiment import DatasetSpec
     from disclosure.evaluation.loading import load_dataset
 
@@ -101,8 +101,8 @@ def collect(
 
 
 def _questions(c: Any, conversation: Any, questions: Sequence[Any]) -> list[Question]:
-    from disclosure.pipeline.ranking import features
-    from disclosure.pipeline.trace import Trace
+    from disclosure.core.pipeline.ranking import features
+    from disclosure.core.pipeline.trace import Trace
 
     config = c.profile.level("standard")
     out = []
@@ -130,7 +130,7 @@ def _questions(c: Any, conversation: Any, questions: Sequence[Any]) -> list[Ques
 
 
 def fit(questions: Sequence[Question], columns: Sequence[int]) -> np.ndarray:
-    from disclosure.pipeline.usemodel import fit_arrays
+    from disclosure.core.pipeline.usemodel import fit_arrays
 
     x = np.concatenate([_design(q.matrix, columns) for q in questions])
     y = np.concatenate([q.labels for q in questions])
@@ -271,8 +271,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--out", type=Path, default=HERE / "results" / "fit_ranker.json")
     args = parser.parse_args(argv)
+    from disclosure.core.profiles import load_profile
     from disclosure.evaluation.embedding import DocumentVectorCache
-    from disclosure.profiles import load_profile
     from tiers.embedders import get_embedder
 
     cache = DocumentVectorCache(get_embedder("auto"), args.embedding_cache)

@@ -5,14 +5,14 @@ Each dev question's candidates are collected as ``disclose`` gathers them
 (``benchmarks/spend_data.py``). Then, as ``benchmarks/fit_ranker.py`` does for the ranking alone:
 
 1. **Ranking.** A logistic model of the chance that a candidate is evidence, over
-   :data:`disclosure.pipeline.ranking.FEATURES`; recall at fixed budgets in-set (5-fold
+   :data:`disclosure.core.pipeline.ranking.FEATURES`; recall at fixed budgets in-set (5-fold
    cross-validation over conversations), across sets (trained on one, scored on the other), and
    jointly trained (cross-validated on each set, the other set always in the training data).
 2. **Spending.** Each question's candidates are ordered as they are packed (chance per
    token^0.5, under the chance floors) with the chances of a ranking model that never saw the
-   question's conversation; its recall at each budget of :data:`disclosure.pipeline.spend.GRID`
+   question's conversation; its recall at each budget of :data:`disclosure.core.pipeline.spend.GRID`
    is counted as ``disclosure eval`` counts it (whole memories). A logistic model over
-   :data:`disclosure.pipeline.spend.FEATURES` learns the share of the question's best recall
+   :data:`disclosure.core.pipeline.spend.FEATURES` learns the share of the question's best recall
    each budget holds; a question then gets the budget with the most predicted share less its
    price (``budget.need.price`` per thousand tokens), and the price is swept into a curve.
    Scored in-set, across sets and jointly, per question type, beside fixed budgets and the
@@ -82,7 +82,7 @@ def pack_order(p: np.ndarray, costs: np.ndarray) -> np.ndarray:
 
 def pack(a: Asked, rows: Sequence[int], budget: float) -> tuple[float, float, bool]:
     """``rows`` in order into ``budget`` tokens: tokens, recall, all evidence present."""
-    from disclosure.pipeline.spend import FRAME, HEADER
+    from disclosure.core.pipeline.spend import FRAME, HEADER
 
     used, seen, found = FRAME, set(), 0.0
     for row in rows:
@@ -97,7 +97,7 @@ def pack(a: Asked, rows: Sequence[int], budget: float) -> tuple[float, float, bo
 
 def query_of(a: Asked, analyzer: Any) -> dict[str, float]:
     """The question's inputs to the spending model (as ``disclose`` computes them)."""
-    from disclosure.pipeline.spend import query_signals
+    from disclosure.core.pipeline.spend import query_signals
 
     if "query" in a.extra:
         return dict(a.extra["query"])
@@ -108,7 +108,7 @@ def query_of(a: Asked, analyzer: Any) -> dict[str, float]:
 
 
 def prepare(a: Asked, p: np.ndarray, query: dict[str, float], grid: Sequence[int]) -> Prepared:
-    from disclosure.pipeline.spend import Shape
+    from disclosure.core.pipeline.spend import Shape
 
     order = pack_order(p, a.costs)
     shape = Shape(
@@ -125,7 +125,7 @@ def prepare(a: Asked, p: np.ndarray, query: dict[str, float], grid: Sequence[int
 
 
 def need_rows(items: Sequence[Prepared], grid: Sequence[int]) -> tuple[np.ndarray, ...]:
-    from disclosure.pipeline.spend import need_features
+    from disclosure.core.pipeline.spend import need_features
 
     xs, ys, ws = [], [], []
     for item in items:
@@ -139,8 +139,8 @@ def need_rows(items: Sequence[Prepared], grid: Sequence[int]) -> tuple[np.ndarra
 
 
 def fit_need(items: Sequence[Prepared], grid: Sequence[int]) -> dict[str, float]:
-    from disclosure.pipeline.spend import FEATURES
-    from disclosure.pipeline.usemodel import fit_arrays
+    from disclosure.core.pipeline.spend import FEATURES
+    from disclosure.core.pipeline.usemodel import fit_arrays
 
     x, y, w = need_rows(items, grid)
     coef = fit_arrays(x, y, w, l2=L2)
@@ -151,7 +151,7 @@ def spend(
     items: Sequence[Prepared], weights: dict[str, float], price: float, grid: Sequence[int]
 ) -> list[tuple[float, float, bool]]:
     """Each question's (tokens, recall, all present) at the budget the model picks."""
-    from disclosure.pipeline.spend import choose, predict
+    from disclosure.core.pipeline.spend import choose, predict
 
     out = []
     for item in items:
@@ -298,10 +298,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=HERE / "results" / "fit_spend.json")
     args = parser.parse_args(argv)
     from analyzers import QueryComplexityAnalyzer
+    from disclosure.core.pipeline.ranking import FEATURES
+    from disclosure.core.pipeline.spend import GRID
+    from disclosure.core.profiles import load_profile
     from disclosure.evaluation.embedding import DocumentVectorCache
-    from disclosure.pipeline.ranking import FEATURES
-    from disclosure.pipeline.spend import GRID
-    from disclosure.profiles import load_profile
     from tiers.embedders import get_embedder
 
     cache = DocumentVectorCache(get_embedder("auto"), args.embedding_cache)

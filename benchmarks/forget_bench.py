@@ -16,8 +16,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from disclosure.controller import DisclosureController
-from disclosure.profiles import Profile, load_profile
+from disclosure.core.controller import DisclosureController
+from disclosure.core.profiles import Profile, load_profile
 from tiers.memory import Memory
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -1,4 +1,4 @@
-"""Each retrieval lever's effect on both dev sets: the table the README's Results cite.
+"""Each retrieval lever's effect on both dev sets: the table docs/results.md cites.
 
 A lever is either one of the ranking model's features (left out: the model is refitted without
 it) or a setting (a variant of the profile: its features are collected again and the model
@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.fit_ranker import HERE, _cached, cross_validated
-from disclosure.pipeline.ranking import FEATURES
+from disclosure.core.pipeline.ranking import FEATURES
 
 SETS = ("locomo", "longmemeval")
 SHOWN = (1000, 2000)
@@ -47,7 +47,7 @@ SETTING_LEVERS: dict[str, dict[str, Any]] = {
 def _variant(changes: dict[str, Any], folder: Path) -> Any:
     import yaml
 
-    from disclosure.profiles import load_profile
+    from disclosure.core.profiles import load_profile
 
     path = folder / "variant.yaml"
     path.write_text(yaml.safe_dump({"extends": "default", **changes}), encoding="utf-8")
@@ -79,8 +79,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="only the conversations whose default features are collected already",
     )
     args = parser.parse_args(argv)
+    from disclosure.core.profiles import load_profile
     from disclosure.evaluation.embedding import DocumentVectorCache
-    from disclosure.profiles import load_profile
     from tiers.embedders import get_embedder
 
     cache = DocumentVectorCache(get_embedder("auto"), args.embedding_cache)

@@ -28,12 +28,12 @@ sys.path.insert(0, str(ROOT))
 import openai  # noqa: E402
 
 from disclosure import ControllerPool  # noqa: E402
-from disclosure.api import create_app  # noqa: E402
-from disclosure.memories import Memories  # noqa: E402
+from disclosure.faces.api import create_app  # noqa: E402
+from disclosure.faces.memories import Memories  # noqa: E402
 from disclosure.sample import load_sample_conversation  # noqa: E402
-from tests.disclosure.api.test_proxy import serve  # noqa: E402
 from tests.disclosure.conftest import make_lean_profile  # noqa: E402
-from tests.disclosure.upstream import UPSTREAM_KEY, start_upstream  # noqa: E402
+from tests.disclosure.faces.api.test_proxy import serve  # noqa: E402
+from tests.disclosure.faces.upstream import UPSTREAM_KEY, start_upstream  # noqa: E402
 
 QUESTION = "Which database did we pick for billing, and who writes the migration?"
 

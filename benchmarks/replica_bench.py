@@ -44,7 +44,7 @@ import httpx
 import numpy as np
 
 from benchmarks.corpus import batched, generate, queries
-from disclosure.vector_server import CHROMA_URL_VARIABLE
+from disclosure.service.vector_server import CHROMA_URL_VARIABLE
 from tests.pg_server import PostgresServer, free_port
 from tiers.base import Embedder
 from tiers.chroma_server import ChromaServer
@@ -248,7 +248,7 @@ class SyntheticEmbedder:
 
 
 def at_size(backend: str, size: int, n_queries: int, data_dir: Path) -> dict[str, Any]:
-    from disclosure.controller import DisclosureController
+    from disclosure.core.controller import DisclosureController
     from tiers.embedders import get_embedder
 
     corpus = generate(size, seed=3)

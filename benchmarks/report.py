@@ -1,4 +1,4 @@
-"""``benchmarks/results/RESULTS.md`` from ``disclose_bench.json``: the tables the README links."""
+"""``benchmarks/results/RESULTS.md`` from ``disclose_bench.json``: tables docs/results.md links."""
 
 from __future__ import annotations
 

@@ -77,7 +77,7 @@ def phase_build(scenario: str) -> dict[str, Any]:
 
 def phase_disclose(scenario: str, profile: str, queries: int) -> dict[str, Any]:
     """Latency per level, stage times, cache hits, RSS and disk on a built directory."""
-    from disclosure.controller import DisclosureController
+    from disclosure.core.controller import DisclosureController
     from tiers import get_embedder
 
     kind, total, warm = parse_scenario(scenario)
@@ -147,7 +147,7 @@ def _time_repeats(ctl: Any, probes: list[str]) -> dict[str, Any]:
 def phase_ingest(n: int, batch: int) -> dict[str, Any]:
     """Controller ingest with the real embedder (inline embedding), into a fresh directory."""
     from benchmarks.corpus import batched, generate
-    from disclosure.controller import DisclosureController
+    from disclosure.core.controller import DisclosureController
     from tiers import get_embedder
 
     memories = list(generate(n, seed=11))

@@ -1,15 +1,15 @@
-"""Detection and false-positive rates of formatters.safety, and its latency per memory.
+"""Detection and false-positive rates of safeguards.filter, and its latency per memory.
 
 Corpora, and how far each was tuned on:
 
-- ``development`` (tests/formatters/test_safety.py) and ``broad`` (hidden text and shape-based
-  attacks, tests/formatters/test_injection_corpus.py): written with the rules, tuned on.
+- ``development`` (tests/safeguards/test_filter.py) and ``broad`` (hidden text and shape-based
+  attacks, tests/safeguards/test_injection_corpus.py): written with the rules, tuned on.
 - ``held_out``, ``second_round``, ``third_round`` (below): each written after a round of rules
   and first measured untuned (``second_round`` 4 of 10, ``third_round`` 8 of 15), tuned on since.
 - ``fresh`` (20 + 20): written after the shape rules, first measured untuned at 10 of 20 attacks
   and 1 of 20 benign flagged; tuned on while the combined signals were built.
 - ``fresh_2`` (30 attacks of varied kinds and languages, 30 hard benign texts): written before
-  the signals (:mod:`formatters.injection_signals`) and measured on the phrase and shape rules
+  the signals (:mod:`safeguards.injection_signals`) and measured on the phrase and shape rules
   then in place: 7 of 30 attacks and 2 of 30 benign flagged. Its misses were then looked at
   while building the signals, so its figure since is a tuned one too.
 - ``fresh_3`` (30 + 30): written after the last change to the rules and never tuned on: the
@@ -17,7 +17,7 @@ Corpora, and how far each was tuned on:
   and 1 of 30 benign flagged. (It was written before two last small changes, which a chat
   transcript in the test suite called for: speaker labels are not addresses, and one shape rule
   weighs 0.6; it was first measured after them, and nothing was changed since.) With the
-  learned classifier (:mod:`formatters.injection_model`) first measured at 28 of 30 attacks and
+  learned classifier (:mod:`safeguards.injection_model`) first measured at 28 of 30 attacks and
   2 of 30 benign, never trained on; but the bank the classifier learned from was written by
   someone who had read these texts and the README's list of what they showed slipping
   through, so the figure is not blind.
@@ -33,6 +33,12 @@ Corpora, and how far each was tuned on:
   engineer who saw neither the filter nor the first sealed set, kept sealed while the classifier
   was retrained, and measured once when it was final: 30 of 30 attacks and 0 of 30 benign (the
   previous classifier: 29 and 2; the rules alone: 28 and 1). Never tuned or trained on.
+- ``bank_3`` (benchmarks/injection_bank/attacks_3.txt and benign_3.txt, 117 + 124): the
+  development set of the round on orders that do not address a model (errands, triggers, tasks
+  for whoever summarises, two dozen languages, reversal, acrostics, shifted alphabets), written
+  before its rules; tuned and trained on. Reported per kind.
+- ``fresh_6`` (benchmarks/injection_bank/fresh_6.txt): written with bank_3, before its rules, and
+  measured once when the round was final; never tuned or trained on. Reported per kind.
 
 Latency is the uncached scan of each text of the development and broad corpora (p50 / p95
 wall clock, p95 CPU time of the scanning thread, which other processes on a busy machine do
@@ -55,7 +61,7 @@ import time
 from pathlib import Path
 
 from disclosure.sample import load_sample_conversation
-from formatters.safety import neutralize
+from safeguards.filter import neutralize
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -394,10 +400,34 @@ FRESH_3_BENIGN = [
 def _fresh_4() -> tuple[list[str], list[str]]:
     """fresh_4 (benchmarks/injection_bank/fresh_4.txt): written before the classifier was
     trained, never trained or tuned on."""
-    from benchmarks.train_injection_model import read_bank
+    from benchmarks.injection_bank_files import read_bank
 
     items = read_bank(ROOT / "benchmarks" / "injection_bank" / "fresh_4.txt")
     return [i.text for i in items if i.label], [i.text for i in items if not i.label]
+
+
+def _bank_kinds(*names: str) -> dict[str, list[str]]:
+    """The texts of bank files by label and kind: ``{"attack:errand": [...], ...}``."""
+    from benchmarks.injection_bank_files import read_bank
+
+    kinds: dict[str, list[str]] = {}
+    for name in names:
+        for item in read_bank(ROOT / "benchmarks" / "injection_bank" / name):
+            label = "attack" if item.label else "benign"
+            kinds.setdefault(f"{label}:{item.kind}", []).append(item.text)
+    return kinds
+
+
+def _rates_by_kind(kinds: dict[str, list[str]]) -> dict[str, object]:
+    """Rates over every kind together, and ``per_kind``: flagged of each kind's texts."""
+    attacks = [t for kind, texts in kinds.items() if kind.startswith("attack:") for t in texts]
+    benign = [t for kind, texts in kinds.items() if kind.startswith("benign:") for t in texts]
+    rates = _rates(attacks, benign)
+    rates["per_kind"] = {
+        kind: f"{sum(bool(neutralize(t)[1]) for t in texts)} of {len(texts)}"
+        for kind, texts in sorted(kinds.items())
+    }
+    return rates
 
 
 def _sealed(name: str = "injection_sealed.json") -> tuple[list[str], list[str]]:
@@ -407,13 +437,13 @@ def _sealed(name: str = "injection_sealed.json") -> tuple[list[str], list[str]]:
 
 
 def _latency(texts: list[str]) -> dict[str, float]:
-    from formatters import safety
+    import safeguards.filter as screen
 
     def scan(text: str) -> object:  # uncached: every text scanned afresh
-        return safety._scan_at(text, 0)
+        return screen._scan_at(text, 0)
 
     def rules_only(text: str) -> object:
-        return safety._scan_at(text, 0, learned=False)
+        return screen._scan_at(text, 0, learned=False)
 
     times, cpu, cpu_rules = [], [], []
     for rep in range(20):
@@ -453,6 +483,23 @@ def _latency(texts: list[str]) -> dict[str, float]:
     }
 
 
+def _cpu_p95(texts: list[str], name: str) -> dict[str, float]:
+    """p50 and p95 CPU time of the uncached scan of ``texts`` (20 rounds)."""
+    from safeguards import filter as safety
+
+    cpu = []
+    for rep in range(20):
+        for text in texts:
+            started_cpu = time.thread_time()
+            safety._scan_at(f"{text} #{rep}", 0)
+            cpu.append(time.thread_time() - started_cpu)
+    cpu.sort()
+    return {
+        f"cpu_p50_{name}_ms": round(cpu[len(cpu) // 2] * 1e3, 3),
+        f"cpu_p95_{name}_ms": round(cpu[int(len(cpu) * 0.95)] * 1e3, 3),
+    }
+
+
 def _disclose_cost() -> dict[str, float]:
     """What the scan costs a ``disclose`` on the sample conversation (default profile, 12
     queries): the texts each call scans (the per-text caches emptied first, as for memories
@@ -462,8 +509,9 @@ def _disclose_cost() -> dict[str, float]:
     import statistics
     import tempfile
 
+    import safeguards.filter as screen
     from disclosure import DisclosureController
-    from formatters import fields, safety
+    from formatters import fields
 
     queries = [
         "what did we decide about the database migration?",
@@ -479,10 +527,10 @@ def _disclose_cost() -> dict[str, float]:
         "what changed in the API?",
         "who is on call?",
     ]
-    scan_at = safety._scan_at
+    scan_at = screen._scan_at
     seen: list[str] = []
 
-    def recording(text: str, depth: int, **kwargs: bool) -> tuple[safety.Finding, ...]:
+    def recording(text: str, depth: int, **kwargs: bool) -> tuple[screen.Finding, ...]:
         if depth == 0:
             seen.append(text)
         return scan_at(text, depth, **kwargs)
@@ -495,13 +543,13 @@ def _disclose_cost() -> dict[str, float]:
     ):
         controller.ingest(load_sample_conversation())
         controller.disclose("warm up the embedder")
-        safety._scan_at = recording  # type: ignore[assignment]
+        screen._scan_at = recording  # type: ignore[assignment]
         try:
             for query in queries:
                 seen.clear()
                 fields.clean.cache_clear()
-                safety._scan.cache_clear()
-                safety._neutralize.cache_clear()
+                screen._scan.cache_clear()
+                screen._neutralize.cache_clear()
                 started = time.perf_counter()
                 controller.disclose(query)
                 calls.append(time.perf_counter() - started)
@@ -513,7 +561,7 @@ def _disclose_cost() -> dict[str, float]:
                         scan_at(text, 0, learned=learned)
                     scan_ms[name].append((time.thread_time() - started_cpu) * 1e3)
         finally:
-            safety._scan_at = scan_at
+            screen._scan_at = scan_at
     return {
         "disclose_median_ms": round(statistics.median(calls) * 1e3, 2),
         "disclose_texts_scanned_median": statistics.median(texts_per_call),
@@ -525,7 +573,7 @@ def _disclose_cost() -> dict[str, float]:
 
 
 def _corpus(name: str) -> tuple[list[str], list[str]]:
-    path = ROOT / "tests" / "formatters" / name
+    path = ROOT / "tests" / "safeguards" / name
     spec = importlib.util.spec_from_file_location(path.stem + "_corpus", path)
     assert spec and spec.loader
     module = importlib.util.module_from_spec(spec)
@@ -549,7 +597,7 @@ def _rates(attacks: list[str], benign: list[str]) -> dict[str, object]:
 
 
 def main() -> int:
-    dev_attacks, dev_benign = _corpus("test_safety.py")
+    dev_attacks, dev_benign = _corpus("test_filter.py")
     broad_attacks, broad_benign = _corpus("test_injection_corpus.py")
     results: dict[str, dict[str, object]] = {
         "development": _rates(dev_attacks, dev_benign),
@@ -563,6 +611,8 @@ def main() -> int:
         "fresh_4": _rates(*_fresh_4()),
         "sealed": _rates(*_sealed()),
         "sealed_2": _rates(*_sealed("injection_sealed_2.json")),
+        "bank_3": _rates_by_kind(_bank_kinds("attacks_3.txt", "benign_3.txt")),
+        "fresh_6": _rates_by_kind(_bank_kinds("fresh_6.txt")),
     }
     print(
         f"{'corpus':<12} {'attacks':>8} {'detected':>9} {'rate':>6} "
@@ -577,14 +627,21 @@ def main() -> int:
             print(f"  missed: {text[:90]!r}")
         for text in r["flagged_benign"]:  # type: ignore[attr-defined]
             print(f"  false positive: {text[:90]!r}")
+        per_kind: dict[str, str] = r.get("per_kind", {})  # type: ignore[assignment]
+        for kind, rate in per_kind.items():
+            print(f"  {kind:<28} {rate}")
     every = [*dev_attacks, *dev_benign, *broad_attacks, *broad_benign]
     latency = _latency(every)
+    bank_3 = [t for texts in _bank_kinds("attacks_3.txt", "benign_3.txt").values() for t in texts]
+    latency.update(_cpu_p95(bank_3, "bank_3"))
     print(
         f"latency per memory (uncached): p50 {latency['p50_ms']} ms, p95 {latency['p95_ms']} ms "
         f"(CPU time p95 {latency['cpu_p95_ms']} ms, rules alone "
         f"{latency['cpu_p95_rules_only_ms']} ms); a 4 KB memory {latency['memory_4kb_ms']} ms; "
         f"a memory of the sample conversation {latency['sample_memory_cpu_mean_ms']} ms CPU "
-        f"(rules alone {latency['sample_memory_cpu_mean_rules_only_ms']} ms)"
+        f"(rules alone {latency['sample_memory_cpu_mean_rules_only_ms']} ms); the texts of "
+        f"bank_3 (two dozen languages, encodings) p50 {latency['cpu_p50_bank_3_ms']} ms, "
+        f"p95 {latency['cpu_p95_bank_3_ms']} ms CPU"
     )
     latency.update(_disclose_cost())
     print(

@@ -100,7 +100,7 @@ def _locomo() -> Path:
 
 
 def _subset(path: Path, limit: int | None, base: Path) -> tuple[Path, int]:
-    from disclosure.cli.importers import read_memories
+    from disclosure.faces.cli.importers import read_memories
 
     memories, _ = read_memories(path)
     if limit:
@@ -111,7 +111,7 @@ def _subset(path: Path, limit: int | None, base: Path) -> tuple[Path, int]:
 
 
 def _wait_drained(root: Path, timeout: float = 3600) -> float:
-    from disclosure.client import MemoryClient
+    from disclosure.service.client import MemoryClient
 
     started = time.perf_counter()
     with MemoryClient.for_root(root, namespace={"user": "bench"}) as client:
@@ -123,7 +123,7 @@ def _wait_drained(root: Path, timeout: float = 3600) -> float:
 
 
 def _warm(root: Path) -> None:
-    from disclosure.client import MemoryClient
+    from disclosure.service.client import MemoryClient
 
     with MemoryClient.for_root(root, namespace={"user": "bench"}) as client:
         client.ingest([{"id": "warm-up", "content": "The benchmark opens this namespace."}])

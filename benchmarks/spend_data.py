@@ -4,8 +4,8 @@ and checking how much a question should spend (``benchmarks/fit_spend.py``).
 For every question of LoCoMo dev (categories 1-4) and LongMemEval dev with gold evidence, the
 profile's controller ingests the conversation and gathers at the standard level, exactly as
 ``disclose`` does; per candidate it keeps the memory id, the ranking features
-(:data:`disclosure.pipeline.ranking.FEATURES`), whether it is gold evidence, the tokens its line
-costs and its (session, day) group; per question its text, category, analyzer signals and the
+(:data:`disclosure.core.pipeline.ranking.FEATURES`), whether it is gold evidence, the tokens its
+line costs and its (session, day) group; per question its text, category, analyzer signals and the
 gold ids. One ``.npz`` file per conversation under ``benchmarks/.cache/`` (per profile and data
 file), so a run that stops keeps what it collected.
 """
@@ -96,7 +96,7 @@ def collect(
 def _conversation(
     name: str, profile: Any, cache: Any, conversation: Any, questions: Sequence[Any]
 ) -> list[Asked]:
-    from disclosure.controller import DisclosureController
+    from disclosure.core.controller import DisclosureController
 
     with (
         tempfile.TemporaryDirectory() as tmp,
@@ -109,9 +109,9 @@ def _conversation(
 
 
 def _question(name: str, c: Any, conversation: Any, question: Any) -> Asked:
-    from disclosure.pipeline.ranking import features
-    from disclosure.pipeline.spend import query_signals
-    from disclosure.pipeline.trace import Trace
+    from disclosure.core.pipeline.ranking import features
+    from disclosure.core.pipeline.spend import query_signals
+    from disclosure.core.pipeline.trace import Trace
 
     config = c.profile.level("standard")
     now = conversation.now

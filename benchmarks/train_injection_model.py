@@ -1,8 +1,8 @@
-"""Train the injection classifier shipped as formatters/injection_model.json.
+"""Train the injection classifier shipped as safeguards/injection_model.json.
 
 Reads the bank in benchmarks/injection_bank (hand-written attacks and ordinary memories, plus
 variations generated here from templates with a fixed seed), extracts the features
-:mod:`formatters.injection_model` uses (on the same views :mod:`formatters.safety` scans), and
+:mod:`safeguards.injection_model` uses (on the same views :mod:`safeguards.filter` scans), and
 fits a logistic regression with numpy (L2, classes weighted equally, full-batch Adam).
 
 Validation is by technique: each kind of attack and each kind of benign memory in turn is held
@@ -13,91 +13,37 @@ then the model is trained on the whole bank and written with that threshold.
 
     python -m benchmarks.train_injection_model        (from the repository root; ~1 min)
 
-fresh_4.txt in the bank is a test set: it is never read here.
+fresh_4.txt and fresh_6.txt in the bank are test sets: they are never read here.
 """
 
 from __future__ import annotations
 
 import argparse
-import base64
-import codecs
 import gzip
 import json
 import os
 import random
-import re
 import sys
 from collections import Counter
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
+from benchmarks.injection_bank_files import Item, read_bank
 from benchmarks.injection_variations import variations
 from disclosure.evaluation.experiment import (
     LONGMEMEVAL_ENV,
     LONGMEMEVAL_RELATIVE,
     default_dataset_path,
 )
-from formatters.injection_model import MODEL_PATH, features, windows
-from formatters.safety import _scan_at, is_flagged, learned_view
+from safeguards.filter import _scan_at, is_flagged, learned_view
+from safeguards.injection_model import MODEL_PATH, features, windows
 
 ROOT = Path(__file__).resolve().parents[1]
 BANK = ROOT / "benchmarks" / "injection_bank"
 RESULTS = ROOT / "benchmarks" / "results" / "injection_model.json"
 SPENT_SEALED = ROOT / "benchmarks" / "sealed" / "injection_sealed.json"
 SEED = 20261125
-
-
-@dataclass(frozen=True)
-class Item:
-    text: str
-    label: int  # 1 attack, 0 benign
-    kind: str
-    source: str  # "hand" or "generated"
-
-
-_EXPAND = re.compile(r"\{\{(b64|hex|tags|url|rot13):(.*?)\}\}")
-
-
-def _expand(match: re.Match[str]) -> str:
-    how, text = match.group(1), match.group(2)
-    if how == "b64":
-        return base64.b64encode(text.encode()).decode()
-    if how == "hex":
-        return text.encode().hex()
-    if how == "tags":
-        return "".join(chr(0xE0000 + ord(c)) for c in text)
-    if how == "url":
-        return "".join(f"%{b:02x}" for b in text.encode())
-    return codecs.encode(text, "rot13")
-
-
-def expand(line: str) -> str:
-    """One line of a bank file as the memory it stands for: ``\\n`` is a line break, and
-    ``{{b64:...}}``, ``{{hex:...}}``, ``{{tags:...}}``, ``{{url:...}}``, ``{{rot13:...}}`` encode
-    their text."""
-    return _EXPAND.sub(_expand, line.replace("\\n", "\n"))
-
-
-def read_bank(path: Path) -> list[Item]:
-    """The items of a bank file: ``[attack:KIND]`` / ``[benign:KIND]`` headings (or ``[attack]``,
-    ``[benign]``), one text a line, ``#`` comments."""
-    items: list[Item] = []
-    label, kind = -1, ""
-    for raw in path.read_text(encoding="utf-8").splitlines():
-        line = raw.strip()
-        if not line or line.startswith("# "):
-            continue
-        heading = re.fullmatch(r"\[(attack|benign)(?::([\w-]+))?\]", line)
-        if heading:
-            label = int(heading.group(1) == "attack")
-            kind = heading.group(2) or heading.group(1)
-            continue
-        if label < 0:
-            raise ValueError(f"{path}: text before any heading: {line[:60]!r}")
-        items.append(Item(expand(line), label, kind, "hand"))
-    return items
 
 
 def chat_windows(n: int, rng: random.Random) -> list[Item]:
@@ -125,12 +71,12 @@ def chat_windows(n: int, rng: random.Random) -> list[Item]:
 
 
 def corpus_items() -> list[Item]:
-    """The corpora the rules were tuned on (tests/formatters and benchmarks/safety_rates.py up to
+    """The corpora the rules were tuned on (tests/safeguards and benchmarks/safety_rates.py up to
     fresh_2): always trained on, never in a validation fold. fresh_3 and fresh_4 stay out."""
     from benchmarks import safety_rates as rates
 
     pairs = [
-        rates._corpus("test_safety.py"),
+        rates._corpus("test_filter.py"),
         rates._corpus("test_injection_corpus.py"),
         (rates.HELD_OUT_ATTACKS, rates.HELD_OUT_BENIGN),
         (rates.SECOND_ROUND_ATTACKS, rates.SECOND_ROUND_BENIGN),
@@ -385,7 +331,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     weights, bias = fit(feats, labels, l2=args.l2, epochs=args.epochs, min_df=args.min_df)
     model = {
-        "about": "logistic regression over formatters.injection_model features; trained by "
+        "about": "logistic regression over safeguards.injection_model features; trained by "
         "benchmarks/train_injection_model.py",
         "seed": SEED,
         "bank": {"attacks": int(labels.sum()), "benign": int((1 - labels).sum())},

@@ -4,7 +4,7 @@
     python -m benchmarks.transfer_bench --n 2000 --embed # with the real embedder (warm index)
 
 Fills a namespace with synthetic chat turns (``benchmarks/corpus.py``), every tenth one replaced
-once (a second version), then times ``disclosure.transfer``: export to a file, import into an
+once (a second version), then times ``disclosure.core.transfer``: export to a file, import into an
 empty namespace of another root (``--embed``: the default profile, which embeds every memory
 into its warm index during the import; otherwise the warm tier is off), and a second export,
 checking it equals the first but for ``replaced_at``. The source's own ingest of the same
@@ -31,8 +31,8 @@ if str(REPO) not in sys.path:  # run from a checkout without installing
 
 from benchmarks.corpus import generate  # noqa: E402
 from disclosure import Profile, load_profile  # noqa: E402
-from disclosure.pool import ControllerPool  # noqa: E402
-from disclosure.transfer import export_namespace, import_namespace, read_export  # noqa: E402
+from disclosure.core.transfer import export_namespace, import_namespace, read_export  # noqa: E402
+from disclosure.service.pool import ControllerPool  # noqa: E402
 
 RESULTS = REPO / "benchmarks" / "results"
 REPLACED_AT = re.compile(r'"replaced_at":"[^"]+"')

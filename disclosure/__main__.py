@@ -2,6 +2,6 @@
 
 import sys
 
-from disclosure.cli import main
+from disclosure.faces.cli import main
 
 sys.exit(main())

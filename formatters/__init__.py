@@ -1,4 +1,4 @@
-"""How disclosed memories read: formatters, their registry, citations, safety and token counts.
+"""How disclosed memories read: formatters, their registry, citations and token counts.
 
 The controller decides what to disclose and at which layer; a formatter renders it within an
 exact token budget::
@@ -20,7 +20,9 @@ exact token budget::
 
 Modules: ``base`` (the contract), ``layout`` (the packing engine), ``chronological``, ``blocks``
 and ``jsonfmt`` (the built-ins, listed in ``builtin``), ``fields`` (how each field reads),
-``citations``, ``safety`` and ``injection_rules``, ``wrapper``, ``tokens``, ``registry``.
+``citations``, ``wrapper``, ``tokens``, ``registry``. Private spans and the injection filter,
+which every field passes, live in the :mod:`safeguards` package; this package re-exports the names
+it always did (``FLAG_NOTE``, ``Finding``, ``neutralize``, ``scan``, ``strip_private``).
 """
 
 from formatters.base import (
@@ -35,7 +37,6 @@ from formatters.citations import CITATION_PATTERN, format_citation, parse_citati
 from formatters.config import CitationConfig, FormattingConfig, TokenConfig
 from formatters.fields import one_line_summary
 from formatters.registry import FORMATTERS, get_formatter
-from formatters.safety import FLAG_NOTE, Finding, neutralize, scan, strip_private
 from formatters.tokens import (
     APPROXIMATE,
     ApproximateCounter,
@@ -51,6 +52,7 @@ from formatters.wrapper import (
     wrap,
     wrapper_overhead,
 )
+from safeguards import FLAG_NOTE, Finding, neutralize, scan, strip_private
 from tiers.registry import Registry
 
 __all__ = [

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from functools import lru_cache
 
-from formatters.safety import FLAG_NOTE, neutralize, strip_private
+from safeguards.filter import FLAG_NOTE, neutralize, strip_private
 from tiers.memory import MAX_SUMMARY_CHARS, Memory
 
 ELLIPSIS = "…"
@@ -103,7 +103,7 @@ def preview(text: str, chars: int) -> str:
 
 
 def speaker_of(memory: Memory) -> str:
-    """Who said it: the speaker, else the memory's kind (prompt, response, tool, insight)."""
+    """Who said it: the speaker, else the memory's kind (prompt, response, tool, ...)."""
     if memory.speaker and memory.speaker.strip():
         name = clean(" ".join(memory.speaker.split())).text
         return name or memory.kind.value

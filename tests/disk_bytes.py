@@ -8,7 +8,7 @@ from pathlib import Path
 # never clears: unused link slots hold whatever the process heap held, now and then the text of
 # a memory (forgotten or not, of any namespace the process served). That is a leak of Chroma's,
 # not of what forget deletes: byte searches leave those files out, and an xfail test in
-# tests/disclosure/test_erasure.py records the leak.
+# tests/disclosure/core/test_erasure.py records the leak.
 HNSW_FILES = {"data_level0.bin", "link_lists.bin", "length.bin", "header.bin"}
 
 

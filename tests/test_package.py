@@ -9,15 +9,17 @@ from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[1]
-PACKAGES = ("analyzers", "tiers", "formatters", "disclosure")
+from tests.imports import REPO, cycle, import_graph
 
-# Which of our packages each package may import (the README's Layout).
+PACKAGES = ("analyzers", "tiers", "safeguards", "formatters", "disclosure")
+
+# Which of our packages each package may import (docs/layout.md).
 ALLOWED = {
     "tiers": {"tiers"},
     "analyzers": {"analyzers"},
-    "formatters": {"formatters", "tiers"},
-    "disclosure": {"disclosure", "tiers", "formatters", "analyzers"},
+    "safeguards": {"safeguards", "tiers"},
+    "formatters": {"formatters", "tiers", "safeguards"},
+    "disclosure": {"disclosure", "tiers", "formatters", "analyzers", "safeguards"},
 }
 
 
@@ -57,7 +59,8 @@ def _imported_packages(path: Path) -> set[str]:
 
 @pytest.mark.parametrize("name", PACKAGES)
 def test_imports_run_one_way(name: str) -> None:
-    """analyzers and tiers import neither each other nor the rest; formatters only tiers."""
+    """analyzers and tiers import neither each other nor the rest; safeguards only tiers;
+    formatters only tiers and safeguards; none of them disclosure (only user code does)."""
     offenders = {
         str(path.relative_to(REPO)): sorted(_imported_packages(path) - ALLOWED[name])
         for path in (REPO / name).rglob("*.py")
@@ -65,69 +68,19 @@ def test_imports_run_one_way(name: str) -> None:
     assert {k: v for k, v in offenders.items() if v} == {}
 
 
-def _module_name(path: Path) -> str:
-    parts = list(path.relative_to(REPO).with_suffix("").parts)
-    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
-
-
-def _imported_modules(path: Path, name: str, modules: set[str]) -> set[str]:
-    """Our modules that ``path`` imports anywhere (top level, in functions, for type checking).
-
-    ``from a import b`` names the module ``a.b`` when there is one, else ``a``. The parent
-    packages that Python runs on the way (``a/__init__.py`` for ``import a.b``) are left out:
-    every submodule would otherwise depend on its package's ``__init__``."""
-    package = name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]
-    found = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.Import):
-            found.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom):
-            base = node.module or ""
-            if node.level:
-                base = ".".join([*package[: len(package) - node.level + 1], *filter(None, [base])])
-            found.update(
-                f"{base}.{alias.name}" if f"{base}.{alias.name}" in modules else base
-                for alias in node.names
-            )
-    return (found & modules) - {name}
-
-
-def _cycle(graph: dict[str, set[str]]) -> list[str] | None:
-    """One import cycle in ``graph`` (its modules in import order, the first repeated), or None."""
-    done: set[str] = set()
-
-    def visit(module: str, trail: list[str]) -> list[str] | None:
-        if module in trail:
-            return [*trail[trail.index(module) :], module]
-        if module in done:
-            return None
-        for target in sorted(graph[module]):
-            if found := visit(target, [*trail, module]):
-                return found
-        done.add(module)
-        return None
-
-    return next(filter(None, (visit(m, []) for m in sorted(graph))), None)
-
-
 def test_no_import_cycles() -> None:
-    """No module of the four packages imports, directly or through others, a module that
-    imports it back: each one can be read, and imported, after the ones below it."""
-    paths = {_module_name(p): p for name in PACKAGES for p in (REPO / name).rglob("*.py")}
-    graph = {name: _imported_modules(path, name, set(paths)) for name, path in paths.items()}
-    cycle = _cycle(graph)
-    assert cycle is None, "import cycle: " + " -> ".join(cycle or [])
+    """No module of our packages or benchmarks imports, directly or through others, a module
+    that imports it back: each one can be read, and imported, after the ones below it."""
+    found = cycle(import_graph(*PACKAGES, "benchmarks"))
+    assert found is None, "import cycle: " + " -> ".join(found or [])
 
 
 def test_the_cycle_finder_sees_a_cycle_through_a_function_level_import(tmp_path: Path) -> None:
     """The check above can fail: two modules importing each other, one inside a function."""
-    (tmp_path / "a.py").write_text("from pkg import b\n", encoding="utf-8")
-    (tmp_path / "b.py").write_text("def f():\n    from pkg.a import x\n", encoding="utf-8")
-    modules = {"pkg.a", "pkg.b"}
-    graph = {
-        "pkg.a": _imported_modules(tmp_path / "a.py", "pkg.a", modules),
-        "pkg.b": _imported_modules(tmp_path / "b.py", "pkg.b", modules),
-    }
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "a.py").write_text("from pkg import b\n", encoding="utf-8")
+    (tmp_path / "pkg" / "b.py").write_text("def f():\n    from pkg.a import x\n", encoding="utf-8")
+    graph = import_graph("pkg", root=tmp_path)
     assert graph == {"pkg.a": {"pkg.b"}, "pkg.b": {"pkg.a"}}
-    assert _cycle(graph) == ["pkg.a", "pkg.b", "pkg.a"]
-    assert _cycle({"pkg.a": {"pkg.b"}, "pkg.b": set()}) is None
+    assert cycle(graph) == ["pkg.a", "pkg.b", "pkg.a"]
+    assert cycle({"pkg.a": {"pkg.b"}, "pkg.b": set()}) is None

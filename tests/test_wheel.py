@@ -34,15 +34,20 @@ def test_the_wheel_carries_profiles_and_data_and_runs_from_elsewhere(tmp_path: P
     for profile in (REPO / "configs" / "profiles").glob("*.yaml"):
         assert f"disclosure/_builtin_profiles/{profile.name}" in names
     assert "disclosure/data/sample_conversation.jsonl" in names
-    assert {"disclosure/viewer/static/viewer.css", "disclosure/viewer/static/viewer.js"} <= set(
-        names
-    )
+    for data in ("injection_model.json", "injection_lexicon.json", "injection_words.txt"):
+        assert f"safeguards/{data}" in names
+    assert {
+        "disclosure/faces/viewer/static/viewer.css",
+        "disclosure/faces/viewer/static/viewer.js",
+    } <= set(names)
     site = tmp_path / "site"
     zipfile.ZipFile(wheel).extractall(site)
     script = (
         "import disclosure, sys; from disclosure import builtin_profiles, load_profile;"
         "assert disclosure.__file__.startswith(sys.argv[1]), disclosure.__file__;"
-        "print(sorted(load_profile(n).name for n in builtin_profiles()))"
+        "print(sorted(load_profile(n).name for n in builtin_profiles()));"
+        "import safeguards as s; assert s.__file__.startswith(sys.argv[1]), s.__file__;"
+        "from safeguards.injection_model import load_model; assert load_model().weights"
     )
     result = subprocess.run(
         [

@@ -78,7 +78,7 @@ class WarmConfig(_Section):
     once the process has searched twice; 0 keeps every search on Chroma.
     ``search_ef``: how many candidates Chroma's HNSW index weighs per query (its ``ef_search``;
     Chroma's own default is 100). More finds more of the true nearest vectors and costs time:
-    see the README's Speed section for the measured curve. Set on every collection this tier
+    see the Warm tier in docs/tiers.md for the measured curve. Set on every collection this tier
     opens, before its first search.
     """
 
@@ -137,9 +137,12 @@ class ColdConfig(_Section):
 
 
 class IngestConfig(_Section):
-    """Write-path limits."""
+    """Write-path limits and policies. ``redact_secrets``: recognisable secrets (API keys,
+    tokens, private keys, passwords in URLs and assignments) are replaced by a marker naming
+    their kind before anything is stored (``safeguards.secrets``); off stores text as given."""
 
     max_content_chars: int = Field(default=100_000, gt=0)
+    redact_secrets: bool = True
 
 
 class OutboxConfig(_Section):

@@ -32,12 +32,14 @@ _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
 
 class MemoryKind(StrEnum):
-    """What produced a memory."""
+    """What produced a memory. ``OBSERVATION``: what a coding agent did with a tool (the tool,
+    its target and an excerpt of the result), recorded by its hooks."""
 
     PROMPT = "prompt"
     RESPONSE = "response"
     TOOL = "tool"
     INSIGHT = "insight"
+    OBSERVATION = "observation"
 
 
 def _now() -> datetime:

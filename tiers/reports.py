@@ -19,6 +19,7 @@ class IngestReport:
     ids: tuple[str, ...] = ()
     errors: tuple[str, ...] = ()  # one message per rejected memory (strict=False)
     private: int = 0  # entirely inside <private> spans: not stored
+    secrets: int = 0  # secrets replaced by a [redacted:<kind>] marker before storing
 
     @property
     def total(self) -> int:

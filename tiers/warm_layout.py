@@ -2,8 +2,8 @@
 
 Every data directory (every namespace) on a server gets a collection of its own, named
 ``<tiers.warm.collection>-<the data directory's name>``: a namespace's directory name is a
-readable slug and a hash of its exact parts (see ``disclosure.namespaces``), the same on every
-replica, so every replica serving a namespace uses the same collection and no two namespaces
+readable slug and a hash of its exact parts (see ``disclosure.storage.namespaces``), the same on
+every replica, so every replica serving a namespace uses the same collection and no two namespaces
 share one. Queries need no metadata filter, and forgetting a namespace drops its collection.
 
 Why not one shared collection with a ``namespace`` metadata filter: measured with

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from disclosure.citation_usage import CitationCount, CitationLog, CitationUse
 from disclosure.consolidation.consolidator import ConsolidationReport
 from disclosure.consolidation.search import SummaryHit
 from disclosure.consolidation.service import Consolidation
+from disclosure.storage.citation_usage import CitationCount, CitationLog, CitationUse
 from tiers.errors import InvalidInputError, MemoryNotFoundError
 from tiers.memory import Memory
 

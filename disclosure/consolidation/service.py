@@ -15,10 +15,10 @@ from disclosure.consolidation.consolidator import ConsolidationReport, Consolida
 from disclosure.consolidation.search import SummaryHit, SummaryIndex
 from disclosure.consolidation.store import Summary, SummaryStore
 from disclosure.consolidation.summarize import SummarizerFn
-from disclosure.sidetables import SideTables
+from disclosure.storage.sidetables import SideTables
 from formatters.base import Rendered
-from formatters.safety import neutralize
 from formatters.tokens import TokenCounter
+from safeguards.filter import neutralize
 from tiers.store import TieredStore
 
 OVERVIEW_HEADER = "## Overview (consolidated summaries; cited sources hold the detail)"
@@ -63,11 +63,13 @@ class Consolidation:
         citation_prefix: str,
         summarizer: SummarizerFn | None = None,
         tables: SideTables | None = None,
+        redact_secrets: bool = False,
     ) -> None:
         """``tables``: where the summaries live when not in ``data_dir`` (the namespace's
-        PostgreSQL schema, shared by every replica)."""
+        PostgreSQL schema, shared by every replica); ``redact_secrets``: summaries are written
+        with their secrets replaced (see :class:`SummaryStore`)."""
         self.config = config
-        self.summaries = SummaryStore(data_dir, tables=tables)
+        self.summaries = SummaryStore(data_dir, tables=tables, redact_secrets=redact_secrets)
         self.index = SummaryIndex(self.summaries, store.tokenizer)
         self.consolidator = Consolidator(
             store,

@@ -12,12 +12,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal
 
-from disclosure.sidetables import SideTables, SqliteTables
+from disclosure.storage.sidetables import SideTables, SqliteTables
+from safeguards import redact
 from tiers.sql import SqlConnection
 
 SUMMARY_FILE = "summaries.sqlite3"
@@ -127,6 +128,16 @@ def _visible(s: Summary) -> tuple[object, ...]:
             s.sources, s.start, s.end)  # fmt: skip
 
 
+def _without_secrets(summary: Summary) -> Summary:
+    return replace(
+        summary,
+        topic=redact(summary.topic).text,
+        index_line=redact(summary.index_line).text,
+        paragraph=redact(summary.paragraph).text,
+        full_text=redact(summary.full_text).text,
+    )
+
+
 def _us(moment: datetime) -> int:
     return int(moment.timestamp() * 1_000_000)
 
@@ -139,12 +150,19 @@ class SummaryStore:
     """Summaries, their sources and what has been consolidated. Thread-safe.
 
     Embedded, one SQLite file in the data directory; with ``tables`` (the namespace's
-    PostgreSQL schema, see :func:`disclosure.sidetables.shared_tables`) rows every replica
+    PostgreSQL schema, see :func:`disclosure.storage.sidetables.shared_tables`) rows every replica
     reads and writes, one writer at a time, and :attr:`version` kept in the database so each
     replica's summary index sees another's consolidation."""
 
-    def __init__(self, data_dir: Path | str, *, tables: SideTables | None = None) -> None:
+    def __init__(
+        self,
+        data_dir: Path | str,
+        *,
+        tables: SideTables | None = None,
+        redact_secrets: bool = False,
+    ) -> None:
         self.path = Path(data_dir) / SUMMARY_FILE
+        self.redact_secrets = redact_secrets
         if tables is None:
             tables = SqliteTables(self.path, _SCHEMA, "the summaries")
             self._meta = "meta"
@@ -212,7 +230,12 @@ class SummaryStore:
         *,
         now: datetime,
     ) -> None:
-        """Make ``summaries`` the session's whole set, covering ``covered`` (id, content hash)."""
+        """Make ``summaries`` the session's whole set, covering ``covered`` (id, content hash).
+        With ``redact_secrets``, their texts are written with secrets replaced by markers: a
+        summary is built from stored (redacted) memories, but a summarizer model, a memory
+        stored before redaction was on, or an imported file may still bring one."""
+        if self.redact_secrets:
+            summaries = [_without_secrets(s) for s in summaries]
         with self._transaction() as conn:
             self._delete_session(conn, session_id)
             for summary in summaries:

@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from analyzers import DisclosureLevel, QueryAnalysis
-from disclosure.result import DisclosedItem, DisclosureResult
+from disclosure.core.result import DisclosedItem, DisclosureResult
 from formatters.base import Layer
 from formatters.tokens import TokenCounter, get_token_counter
 from tiers.base import Embedder

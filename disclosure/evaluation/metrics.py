@@ -25,8 +25,8 @@ from typing import Any
 
 import numpy as np
 
+from disclosure.core.result import DisclosureResult
 from disclosure.evaluation.dataset import Question
-from disclosure.result import DisclosureResult
 
 
 def collapse_whitespace(text: str) -> str:

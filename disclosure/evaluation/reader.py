@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from disclosure.core.result import DisclosureResult
 from disclosure.evaluation.dataset import Question
-from disclosure.result import DisclosureResult
 from tiers.registry import Registry
 
 Reader = Callable[[Question, DisclosureResult], str | None]

@@ -29,6 +29,8 @@ from pathlib import Path
 from typing import Any, Literal, Protocol, runtime_checkable
 
 from analyzers import DisclosureLevel
+from disclosure.core.profiles import Profile, load_profile
+from disclosure.core.result import DisclosureResult
 from disclosure.evaluation.baselines import (
     BASELINE_PREFIX,
     make_baseline,
@@ -39,8 +41,6 @@ from disclosure.evaluation.embedding import DocumentVectorCache
 from disclosure.evaluation.experiment import AdaptiveMode, Experiment, ProfileSpec
 from disclosure.evaluation.metrics import QuestionRecord, score_result
 from disclosure.evaluation.reader import Reader, get_reader
-from disclosure.profiles import Profile, load_profile
-from disclosure.result import DisclosureResult
 from formatters.tokens import TokenCounter, get_token_counter
 from tiers.base import Embedder
 from tiers.errors import ExperimentError
@@ -118,7 +118,7 @@ class RunResult:
 
 def controller_class() -> Any:
     """``DisclosureController`` (imported on first use: it loads the tiers' engines)."""
-    from disclosure.controller import DisclosureController
+    from disclosure.core.controller import DisclosureController
 
     return DisclosureController
 

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from disclosure import DisclosureController
-from disclosure.citation_styles import restyle_text
-from disclosure.cli import main
+from disclosure.core.citation_styles import restyle_text
+from disclosure.faces.cli import main
 from tests.disclosure.consolidation.conftest import START, hand_made, profile_with
 
 NOW = START + timedelta(hours=5)

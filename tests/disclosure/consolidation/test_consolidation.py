@@ -182,7 +182,7 @@ def test_an_index_shows_a_consolidated_sessions_line_instead_of_many_turns(
     controller: DisclosureController,
 ) -> None:
     from disclosure.consolidation.service import CollapsedSession
-    from disclosure.mcp.workflow import search_index
+    from disclosure.core.workflow import search_index
 
     controller.consolidate(include_working_set=True)
     entries = search_index(controller, "Postgres migration database offsite revenue", limit=10)

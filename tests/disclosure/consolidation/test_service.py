@@ -13,8 +13,8 @@ pytest.importorskip("fastapi", reason="the [server] extra is not installed")
 from fastapi.testclient import TestClient
 
 from disclosure import ControllerPool
-from disclosure.api import create_app
-from disclosure.api.summaries import BackgroundConsolidation
+from disclosure.faces.api import create_app
+from disclosure.faces.api.summaries import BackgroundConsolidation
 from tests.disclosure.consolidation.conftest import START, hand_made, profile_with
 
 KEY = "viewer-key-0123456789"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from analyzers import DisclosureLevel, QueryAnalysis
+from disclosure.core.result import DisclosedItem, DisclosureResult
 from disclosure.evaluation import (
     Question,
     QuestionRecord,
@@ -14,7 +15,6 @@ from disclosure.evaluation import (
     summarize,
 )
 from disclosure.evaluation.metrics import breakdown
-from disclosure.result import DisclosedItem, DisclosureResult
 from formatters.base import Layer
 from formatters.tokens import get_token_counter
 

@@ -33,7 +33,7 @@ def test_importing_the_package_loads_no_heavy_dependency() -> None:
     (rank_bm25 is not on the list: it is a small pure-Python module that the lexical index
     subclasses at import.)"""
     code = (
-        "import sys, disclosure.evaluation, disclosure.cli;"
+        "import sys, disclosure.evaluation, disclosure.faces.cli;"
         "print(sorted(m for m in ('torch', 'sentence_transformers', 'matplotlib', 'tqdm',"
         " 'chromadb', 'spacy') if m in sys.modules))"
     )

@@ -8,6 +8,8 @@ from pathlib import Path
 import pytest
 
 from analyzers import DisclosureLevel, QueryAnalysis
+from disclosure.core.profiles import load_profile
+from disclosure.core.result import DisclosedItem, DisclosureResult
 from disclosure.evaluation import (
     Dataset,
     Question,
@@ -24,8 +26,6 @@ from disclosure.evaluation.metrics import packing_depths
 from disclosure.evaluation.oracle import oracle_section
 from disclosure.evaluation.reader import NOTHING, PREAMBLE
 from disclosure.evaluation.runner import RunResult, with_adaptive
-from disclosure.profiles import load_profile
-from disclosure.result import DisclosedItem, DisclosureResult
 from formatters.base import Layer
 from tiers.errors import ExperimentError, RegistryError
 
@@ -263,8 +263,8 @@ def test_the_fixed_factor_frontier_keeps_what_ended_within_the_scaled_budget() -
 def test_cli_flags_set_the_reader_the_adaptive_mode_and_the_oracle() -> None:
     """--reader/--adaptive apply to each --profile; --oracle asks for the oracle levels;
     --reader without --profile is a usage error."""
-    from disclosure.cli import UsageError, build_parser
-    from disclosure.cli.evaluate import _experiment
+    from disclosure.faces.cli import UsageError, build_parser
+    from disclosure.faces.cli.evaluate import _experiment
 
     parser = build_parser()
     args = parser.parse_args(

@@ -13,6 +13,7 @@ from typing import Any, ClassVar
 import pytest
 
 import disclosure
+from disclosure.core.result import DisclosureResult
 from disclosure.evaluation import (
     Dataset,
     Experiment,
@@ -29,7 +30,6 @@ from disclosure.evaluation.baselines import BM25, Recency
 from disclosure.evaluation.experiment import ProfileSpec
 from disclosure.evaluation.report import render_html, render_markdown
 from disclosure.evaluation.runner import controller_class, profile_system
-from disclosure.result import DisclosureResult
 from tiers.errors import ExperimentError
 
 REPO = Path(__file__).resolve().parents[3]

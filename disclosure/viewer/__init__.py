@@ -1,5 +1,0 @@
-"""The web viewer: server-rendered pages over a pool of namespaced controllers."""
-
-from disclosure.viewer.routes import install_viewer
-
-__all__ = ["install_viewer"]
