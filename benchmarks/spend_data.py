@@ -100,7 +100,9 @@ def _conversation(
 
     with (
         tempfile.TemporaryDirectory() as tmp,
-        DisclosureController.from_profile(profile, data_dir=tmp, embedder=cache) as c,
+        DisclosureController.from_profile(
+            profile, data_dir=tmp, embedder=cache, facets=getattr(cache, "facets", None)
+        ) as c,
     ):
         with cache.documents():
             c.ingest(conversation.memories)

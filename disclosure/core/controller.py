@@ -43,7 +43,7 @@ from disclosure.core.pipeline.budget import PG_SCHEMA, AdaptiveBudget, Usage, us
 from disclosure.core.pipeline.caches import DisclosureCaches
 from disclosure.core.pipeline.compose import Composer
 from disclosure.core.pipeline.expansion import decide
-from disclosure.core.pipeline.facets import FacetIndex, FacetWorker
+from disclosure.core.pipeline.facets import FacetIndex, FacetReader, FacetWorker
 from disclosure.core.pipeline.feedback import FeedbackReport, measure
 from disclosure.core.pipeline.gather import Gatherer
 from disclosure.core.pipeline.ingest import enrich, prepare_memories, redacted_text
@@ -95,8 +95,12 @@ class DisclosureController(LongTermMemory):
         data_dir: Path | str,
         embedder: Embedder | str | None = None,
         summarizer: SummarizerFn | None = None,
+        facets: FacetReader | None = None,
     ) -> None:
+        """``facets``: reads memories' facets for the gathering index in place of
+        ``analyzers.facets_many`` (same signature; an evaluation passes one that remembers)."""
         self.profile = profile
+        self._facet_reader: FacetReader = facets or facets_many
         self.data_dir = Path(data_dir)
         self.data_dir.mkdir(parents=True, exist_ok=True)
         self.counter = get_token_counter(profile.tokens.encoding)
@@ -178,11 +182,17 @@ class DisclosureController(LongTermMemory):
         data_dir: Path | str,
         embedder: Embedder | str | None = None,
         summarizer: SummarizerFn | None = None,
+        facets: FacetReader | None = None,
     ) -> DisclosureController:
         """A controller on a built-in profile name, a YAML path, or a Profile (``summarizer``:
-        a callable writing consolidated summaries instead of the profile's)."""
+        a callable writing consolidated summaries instead of the profile's; ``facets``: see
+        the constructor)."""
         return cls(
-            load_profile(name_or_path), data_dir=data_dir, embedder=embedder, summarizer=summarizer
+            load_profile(name_or_path),
+            data_dir=data_dir,
+            embedder=embedder,
+            summarizer=summarizer,
+            facets=facets,
         )
 
     def _adaptive_budget(self, profile: Profile) -> AdaptiveBudget:
@@ -281,11 +291,11 @@ class DisclosureController(LongTermMemory):
     def _open_facets(self) -> None:
         """The gathering index and its worker (which resumes what a previous process left)."""
         self.facets = FacetIndex.open(self.data_dir, self.store)
-        analyzer = self.profile.analyzer
+        analyzer, reader = self.profile.analyzer, self._facet_reader
         self._facet_worker = FacetWorker(
             self.facets,
             self.store.get,
-            lambda texts: facets_many(texts, config=analyzer),
+            lambda texts: reader(texts, config=analyzer),
             indexed=self._facets_indexed,
         )
 

@@ -132,9 +132,11 @@ def profile_system(spec: ProfileSpec, *, embedder: Embedder | None = None) -> Sy
         budget = profile.budget.model_copy(update={"learning": learning})
         profile = profile.model_copy(update={"budget": budget})
     cls = controller_class()
+    # the evaluation's vector cache remembers memories' facets too
+    facets = embedder.facets if isinstance(embedder, DocumentVectorCache) else None
 
     def factory(data_dir: Path) -> Discloser:
-        made = cls.from_profile(profile, data_dir=data_dir, embedder=embedder)
+        made = cls.from_profile(profile, data_dir=data_dir, embedder=embedder, facets=facets)
         return made  # type: ignore[no-any-return]
 
     reader = get_reader(spec.reader) if spec.reader else None

@@ -33,9 +33,13 @@ import threading
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Protocol
 
 from disclosure.storage.sidetables import SideTables, SqliteTables, shared_tables
 from tiers import Memory, TieredStore
+
+if TYPE_CHECKING:
+    from analyzers import AnalyzerConfig
 
 log = logging.getLogger(__name__)
 
@@ -209,6 +213,14 @@ class FacetIndex:
 
 Read = Callable[[Sequence[str]], list[Memory]]
 Facets = Callable[[Sequence[str]], list[tuple[str, ...]]]
+
+
+class FacetReader(Protocol):
+    """What reads memories' facets: :func:`analyzers.facets_many`'s signature."""
+
+    def __call__(
+        self, texts: Sequence[str], *, config: AnalyzerConfig | None = ...
+    ) -> list[tuple[str, ...]]: ...
 
 
 class FacetWorker:
