@@ -105,7 +105,32 @@ class BudgetLearningConfig(_Section):
 
 # The spending model's weights (``budget.need.weights``), fitted on two kinds of history and
 # checked across them by ``python -m benchmarks.fit_spend``; ``bias`` is the intercept.
-NEED_WEIGHTS: dict[str, float] = {"bias": 0.0} | dict.fromkeys(NEED_FEATURES, 0.0)
+# The spending model's weights (``budget.need.weights``), fitted on both dev sets and checked
+# across them by ``python -m benchmarks.fit_spend``; ``bias`` is the intercept.
+NEED_WEIGHTS: dict[str, float] = {
+    "bias": -0.398,
+    "share": 0.871,
+    "rest": -1.08,
+    "budget": 0.639,
+    "leader": 0.298,
+    "runner_up": -0.145,
+    "mass": -0.082,
+    "sessions": 0.426,
+    "enumeration": -0.527,
+    "gathers": -0.31,
+    "temporal": 0.295,
+    "one_named": 0.137,
+    "two_named": -0.566,
+    "words": 0.646,
+    "enumeration_budget": -0.009,
+    "gathers_budget": -0.162,
+    "temporal_budget": 0.135,
+    "one_named_budget": -0.071,
+    "two_named_budget": -0.243,
+    "words_budget": -0.072,
+    "leader_budget": 0.15,
+    "mass_budget": -0.056,
+}
 
 
 def _need_weights() -> dict[str, float]:
@@ -120,8 +145,8 @@ class NeedConfig(_Section):
     not learned a use model from feedback and no budget was given; off (``enabled: false``),
     the budget starts at ``default x (0.5 + complexity)``."""
 
-    enabled: bool = False
-    price: float = Field(default=0.1, gt=0.0, le=10.0)
+    enabled: bool = True
+    price: float = Field(default=0.12, gt=0.0, le=10.0)
     weights: dict[str, float] = Field(default_factory=_need_weights)
 
     @field_validator("weights")
@@ -175,21 +200,22 @@ def _default_weights() -> dict[str, float]:
 
 
 # The ranking model's weights (``fusion.learned``), fitted on two kinds of history and checked
-# across them by ``python -m benchmarks.fit_ranker``; ``bias`` is the intercept.
+# across them by ``python -m benchmarks.fit_spend`` (as ``benchmarks.fit_ranker`` does, with the
+# answer_label feature); ``bias`` is the intercept.
 LEARNED_WEIGHTS: dict[str, float] = {
-    "bias": -2.065,
-    "lexical": 1.746,
-    "vector": -0.248,
-    "lexical_rank": 0.503,
-    "vector_rank": 0.657,
-    "session": 1.627,
-    "named_speaker": 0.589,
-    "other_speaker": -2.929,
-    "assistant_unasked": -2.598,
-    "assistant_asked": -0.39,
-    "in_time_range": 1.582,
-    "recent": 0.027,
-    "answer_label": 0.0,
+    "bias": -2.465,
+    "lexical": 1.407,
+    "vector": 0.238,
+    "lexical_rank": 0.508,
+    "vector_rank": 0.624,
+    "session": 1.781,
+    "named_speaker": 0.519,
+    "other_speaker": -2.858,
+    "assistant_unasked": -2.69,
+    "assistant_asked": 0.077,
+    "in_time_range": 1.565,
+    "recent": 0.036,
+    "answer_label": 1.338,
 }
 
 
