@@ -110,10 +110,15 @@ class Composer:
         named: int,
     ) -> BudgetDecision:
         """``decision`` with its budget set by need (:mod:`disclosure.core.pipeline.spend`) when it
-        is a starting budget and the profile spends by need; else as it is."""
+        is a starting budget and the profile spends by need; else as it is. A query that says how
+        much it wants ("quick: ...", "give me the full context") keeps the starting budget its
+        words give: an explicit ask is not second-guessed (no dev question has one)."""
         need = self.profile.budget.need
         if not decision.by_need or not need.enabled or not hits:
             return decision
+        if analysis.override is not None:
+            asked = f"; asked for in so many words ({analysis.override!r}): not spent by need"
+            return replace(decision, reason=decision.reason + asked, by_need=False)
         ordered, costs = self.packing(hits)
         shape = Shape(
             chances=np.array([c.fused for c in ordered], dtype=float),

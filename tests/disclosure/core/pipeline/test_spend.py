@@ -147,5 +147,24 @@ def test_off_the_budget_starts_from_the_formula(tmp_path: Path) -> None:
         assert result.budget_reason.startswith("1600 x (0.5 + complexity")
 
 
+def test_a_query_that_says_how_much_it_wants_keeps_its_starting_budget(tmp_path: Path) -> None:
+    """An explicit ask ("give me the full context", "quick:") is not second-guessed by need."""
+    with DisclosureController(_lean(enabled=True), data_dir=tmp_path) as c:
+        c.ingest(TURNS)
+        full = c.disclose("Give me the full context on the staging database password")
+        assert full.analysis.override is not None
+        assert full.budget_reason.startswith("1600 x (0.5 + complexity")
+        assert full.budget_reason.endswith("not spent by need")
+        asked = c.disclose("When does the staging database password rotate?")
+        assert asked.analysis.override is None
+        assert asked.budget_reason.startswith("by need: ")
+
+
+def test_the_default_profile_spends_by_need_and_lean_profiles_do_not() -> None:
+    assert load_profile("default").budget.need.enabled
+    for name in ("chat", "compact", "coding-agent", "long-memory"):
+        assert not load_profile(name).budget.need.enabled, name
+
+
 def test_the_shipped_weights_name_known_features() -> None:
     assert set(NEED_WEIGHTS) <= {"bias", *FEATURES}
