@@ -601,6 +601,8 @@ class DisclosureController(LongTermMemory):
             # a bulk import must not hold up close while its texts are scanned: what is left
             # unscanned is scanned when first shown, as verdicts are only an optimisation
             self._scans.shutdown(wait=True, cancel_futures=True)
+        if self._facet_worker is not None:  # before the store it reads: what is left stays pending
+            self._facet_worker.close()
         self.store.close()
         if self.verdicts is not None:
             self.verdicts.close()

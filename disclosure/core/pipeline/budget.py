@@ -240,6 +240,8 @@ class AdaptiveBudget:
             told = "not learned yet" if self.config.learning.enabled else "learning off"
             reason = f"{formula}; {told} ({observations} replies); ceiling {ceiling} -> {tokens}"
             need = self.config.need.enabled
+            if need and level is DisclosureLevel.COMPREHENSIVE:  # asked for breadth: the overview
+                need, reason = False, f"{reason}; comprehensive: not spent by need"
             return BudgetDecision(tokens, ceiling, reason, observations, by_need=need)
         if self._is_probe(level):
             reason = (

@@ -160,6 +160,16 @@ def test_a_query_that_says_how_much_it_wants_keeps_its_starting_budget(tmp_path:
         assert asked.budget_reason.startswith("by need: ")
 
 
+def test_the_comprehensive_level_keeps_its_starting_budget(tmp_path: Path) -> None:
+    """Comprehensive asks for breadth (the overview first): its budget is not spent by need."""
+    with DisclosureController(_lean(enabled=True), data_dir=tmp_path) as c:
+        c.ingest(TURNS)
+        wide = c.disclose("When does the staging database password rotate?", level="comprehensive")
+        assert wide.budget_reason.endswith("comprehensive: not spent by need")
+        narrow = c.disclose("When does the staging database password rotate?", level="standard")
+        assert narrow.budget_reason.startswith("by need: ")
+
+
 def test_the_default_profile_spends_by_need_and_lean_profiles_do_not() -> None:
     assert load_profile("default").budget.need.enabled
     for name in ("chat", "compact", "coding-agent", "long-memory"):
