@@ -142,8 +142,9 @@ class NeedConfig(_Section):
     fitted model predicts what share of what they can give each budget holds, from the shape of
     their chances and the question's form; the budget is the one with the most predicted share
     less ``price`` per thousand tokens, within the level's ceiling. Applies while the budget has
-    not learned a use model from feedback and no budget was given; off (``enabled: false``),
-    the budget starts at ``default x (0.5 + complexity)``."""
+    not learned a use model from feedback and no budget was given, below the comprehensive level
+    and unless the query says how much it wants (an override phrase); off (``enabled: false``),
+    and where it does not apply, the budget starts at ``default x (0.5 + complexity)``."""
 
     enabled: bool = True
     price: float = Field(default=0.12, gt=0.0, le=10.0)
