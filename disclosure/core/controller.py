@@ -300,12 +300,12 @@ class DisclosureController(LongTermMemory):
         )
 
     def _facets_indexed(self, memories: list[Memory]) -> None:
-        """Answers cached before these memories' facets were indexed ranked them without."""
+        """Answers cached before these memories' facets were indexed ranked them without: a new
+        generation makes them unreachable (a memory's detail and its session's timeline do not
+        depend on facets, and stay)."""
         caches: DisclosureCaches | None = getattr(self, "caches", None)
         if caches is not None and memories:
-            caches.invalidate(
-                ids=[m.id for m in memories], sessions={m.session_id for m in memories}
-            )
+            caches.invalidate()
 
     def settle(self, timeout: float | None = None) -> bool:
         """Wait until what was ingested is indexed everywhere: the warm tier's queue drained
