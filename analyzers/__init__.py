@@ -3,6 +3,7 @@
 from analyzers.analyzer import QueryComplexityAnalyzer
 from analyzers.config import AnalyzerConfig
 from analyzers.enrich import Enrichment, enrich, enrich_many
+from analyzers.facets import facets_many
 from analyzers.levels import DisclosureLevel, QueryAnalysis, TemporalReference
 
 __all__ = [
@@ -14,4 +15,5 @@ __all__ = [
     "TemporalReference",
     "enrich",
     "enrich_many",
+    "facets_many",
 ]

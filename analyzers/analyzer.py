@@ -32,10 +32,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
+from analyzers.answer import answer_type
 from analyzers.config import AnalyzerConfig
 from analyzers.entities import entities_in, ids_in, unique
 from analyzers.enumeration import asks_for_set
-from analyzers.levels import DisclosureLevel, QueryAnalysis
+from analyzers.levels import AnswerType, DisclosureLevel, QueryAnalysis
 from analyzers.patterns import Found
 from analyzers.pipeline import (
     CONTINUATION_ANYWHERE,
@@ -66,6 +67,7 @@ class _Reading:
     times: list[TimeMatch]
     cue: bool
     enumeration: bool
+    answer: AnswerType | None
 
     def of(self, kind: str) -> list[TriggerHit]:
         return [h for h in self.hits if h.spec.kind == kind]
@@ -112,14 +114,17 @@ class QueryComplexityAnalyzer:
     def _read(self, query: str, now: datetime) -> _Reading:
         text = normalise(query)[: self.config.max_query_chars]
         doc = self.pipeline.doc(text)
-        trained = self.pipeline.trained(text) if self.pipeline.trained else None
+        trained = self.pipeline.parse_query(text)
         hits = self.pipeline.triggers(doc)
         ids = ids_in(self.pipeline, text)
         entities = unique(entities_in(self.pipeline, doc, ids, trained))
         times = find_times(text, hits, now, self.config.temporal)
         enumeration = asks_for_set(text, self.config.enumeration)
+        answer = answer_type(text, self.config.answers, trained)
         cue = self._cue(text, hits, ids)
-        return _Reading(text, len(query.split()), hits, ids, entities, times, cue, enumeration)
+        return _Reading(
+            text, len(query.split()), hits, ids, entities, times, cue, enumeration, answer
+        )
 
     def _cue(self, text: str, hits: Sequence[TriggerHit], ids: Sequence[Found]) -> bool:
         for hit in hits:
@@ -182,6 +187,8 @@ class QueryComplexityAnalyzer:
             override=decision.override,
             inherited_level=previous_level,
             word_count=r.words,
+            answer=r.answer,
+            pipeline=self.pipeline.trained_name,
         )
 
     def _floors(self, r: _Reading, expansion: bool) -> list[Vote]:

@@ -110,6 +110,76 @@ class EnumerationConfig(_Section):
         return _check_phrases("enumeration", value)
 
 
+class AnswerKind(_Section):
+    """One kind of answer: the nouns a question asks about to want it, and the entity labels
+    of a trained pipeline (or the rules' gazetteer, or ``QUOTED`` for a quoted title) that
+    answer it."""
+
+    nouns: Phrases = ()
+    labels: Phrases = ()
+
+
+def _default_answer_kinds() -> dict[str, AnswerKind]:
+    return {
+        "place": AnswerKind(
+            nouns=(
+                *("city", "country", "place", "location", "state", "area", "region", "town"),
+                *("destination", "spot", "beach", "park", "island", "village", "continent"),
+                *("neighborhood", "neighbourhood", "venue", "landmark", "geographical"),
+            ),
+            labels=("GPE", "LOC", "FAC"),
+        ),
+        "person": AnswerKind(
+            nouns=(
+                *("name", "person", "people", "friend", "child", "children", "kid", "son"),
+                *("daughter", "sibling", "brother", "sister", "parent", "artist", "singer"),
+                *("musician", "author", "writer", "player", "teammate", "colleague", "partner"),
+                *("actor", "actress", "director", "mentor", "coach", "boss"),
+            ),
+            labels=("PERSON",),
+        ),
+        "thing": AnswerKind(
+            nouns=(
+                *("book", "movie", "film", "show", "series", "song", "album", "game", "novel"),
+                *("podcast", "band", "brand", "product", "app", "car", "play", "musical"),
+                *("tv", "video", "title", "poem", "story", "franchise", "console", "device"),
+                *("company", "team", "club", "organization", "organisation", "shop", "store"),
+            ),
+            labels=("WORK_OF_ART", "PRODUCT", "ORG", "EVENT", "QUOTED"),
+        ),
+        "event": AnswerKind(
+            nouns=(
+                *("event", "festival", "concert", "tournament", "competition", "race"),
+                *("conference", "party", "wedding", "match", "contest", "championship"),
+            ),
+            labels=("EVENT", "FAC", "ORG", "WORK_OF_ART", "QUOTED"),
+        ),
+        "count": AnswerKind(labels=("CARDINAL", "QUANTITY", "MONEY")),
+        "date": AnswerKind(
+            nouns=("date", "year", "month", "day", "time", "week"),
+            labels=("DATE", "TIME"),
+        ),
+    }
+
+
+class AnswerConfig(_Section):
+    """The kinds of answer questions ask for (:mod:`analyzers.answer`), by the nouns they ask
+    about; ``where``, ``who`` and ``when`` ask for a place, a person and a date."""
+
+    enabled: bool = True
+    kinds: dict[str, AnswerKind] = Field(default_factory=_default_answer_kinds)
+
+    @field_validator("kinds")
+    @classmethod
+    def _non_blank(cls, value: dict[str, AnswerKind]) -> dict[str, AnswerKind]:
+        for kind, rule in value.items():
+            if not kind.strip():
+                raise ValueError("answer kinds must not be blank")
+            _check_phrases(f"answers -> {kind} -> nouns", rule.nouns)
+            _check_phrases(f"answers -> {kind} -> labels", rule.labels)
+        return value
+
+
 class ContinuationConfig(_Section):
     """Follow-up cues: ``starts`` open the query (after fillers), ``anywhere`` may sit anywhere."""
 
@@ -215,6 +285,7 @@ class EntityConfig(_Section):
         *("WORK_OF_ART", "LAW", "LANGUAGE"),
     )
     max_entities: int = Field(default=20, gt=0)
+    trained_chars: int = Field(default=2000, gt=0)
 
     @field_validator("gazetteer")
     @classmethod
@@ -268,11 +339,12 @@ class AnalyzerConfig(_Section):
     floors: FloorsConfig = FloorsConfig()
     continuation: ContinuationConfig = ContinuationConfig()
     enumeration: EnumerationConfig = EnumerationConfig()
+    answers: AnswerConfig = AnswerConfig()
     temporal: TemporalConfig = TemporalConfig()
     entities: EntityConfig = EntityConfig()
     complexity: ComplexityWeights = ComplexityWeights()
     summary: SummaryConfig = SummaryConfig()
-    spacy_pipeline: str | None = None
+    spacy_pipeline: str | None = "auto"
 
     @field_validator("keywords", "overrides")
     @classmethod

@@ -11,7 +11,7 @@ Entities are ranked by how often they occur, then by first appearance, at most `
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -58,11 +58,7 @@ def enrich_many(
     pipeline = get_pipeline(config)
     prepared = [normalise(t) for t in texts]
     docs = pipeline.docs(prepared, batch_size=batch_size)
-    trained: Iterator[Doc | None] = (
-        pipeline.trained.pipe(prepared, batch_size=batch_size)
-        if pipeline.trained
-        else iter([None] * len(prepared))
-    )
+    trained = pipeline.enrichment_docs(prepared, batch_size)
     return [_enrich_doc(pipeline, config, doc, t) for doc, t in zip(docs, trained, strict=True)]
 
 

@@ -74,6 +74,18 @@ class TemporalReference(BaseModel):
     about: str | None = None  # "when we discussed X": the topic X, resolved by search not by date
 
 
+class AnswerType(BaseModel):
+    """What a question asks for (:mod:`analyzers.answer`): the kind of answer (``place``,
+    ``person``, ``thing``, ``event``, ``count``, ``date``, or None when only the noun is known),
+    the noun it asks about as written ("video games"), and the entity labels that answer it."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    kind: str | None = None
+    head: str | None = None
+    labels: tuple[str, ...] = ()
+
+
 class QueryAnalysis(BaseModel):
     """Why a query gets the level it gets: every signal that fired, and what the query names.
 
@@ -101,6 +113,10 @@ class QueryAnalysis(BaseModel):
     override: str | None = None
     inherited_level: DisclosureLevel | None = None
     word_count: int = Field(default=0, ge=0)
+    # What the question asks for, read off its form (None: its form names nothing), and which
+    # pipeline read it: the trained one's name, or "rules".
+    answer: AnswerType | None = None
+    pipeline: str = "rules"
 
     @field_validator("detected_signals", "entities", "explicit_ids", mode="before")
     @classmethod

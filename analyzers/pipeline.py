@@ -10,8 +10,11 @@ token. Overrides are explicit requests and match exactly (a ``PhraseMatcher`` on
 "details" does not fire ``detailed``. Non-Latin phrases (Korean) match as whitespace-insensitive
 substrings instead.
 
-When the profile names a trained pipeline (``analyzer.spacy_pipeline``), it is loaded as well and
-its entities are added; a name that is not installed fails when the pipeline is built.
+A trained pipeline (``analyzer.spacy_pipeline``; :mod:`analyzers.trained`) runs beside the rules
+when there is one: ``auto``, the default, is the pinned English pipeline when it is installed and
+its files are as recorded, else the rules alone; another name must be installed, or building the
+pipeline fails. Its entities are added to the rules', and :attr:`Pipeline.trained_name` says
+which one ran (``rules`` when none did).
 :func:`get_pipeline` caches one :class:`Pipeline` per distinct set of the config parts that
 shape it (thresholds do not), so every analyzer and every ``enrich`` call share it.
 """
@@ -23,7 +26,6 @@ import re
 import threading
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from analyzers.config import AnalyzerConfig, EntityConfig
@@ -31,6 +33,8 @@ from analyzers.levels import DisclosureLevel
 from analyzers.names import CapitalisedNames
 from analyzers.patterns import Found, entity_regex, id_regex
 from analyzers.text import compact, is_latin, stem
+from analyzers.trained import RULES
+from analyzers.trained import load as load_trained
 
 if TYPE_CHECKING:
     from spacy.language import Language
@@ -129,7 +133,13 @@ class Pipeline:
         self.id_prefixes = tuple(prefix.lower() for prefix in config.id_prefixes)
         self.entities = entity_regex(config.entities.file_extensions, config.entities.not_tickets)
         self.trained_labels = frozenset(config.entities.trained_labels)
-        self.trained = _load_trained(config.spacy_pipeline) if config.spacy_pipeline else None
+        loaded = load_trained(config.spacy_pipeline)
+        self.trained: Language | None = loaded.nlp if loaded is not None else None
+        self.trained_name = loaded.name if loaded is not None else RULES
+        self._lean_queries = loaded is not None and loaded.lean_queries
+        self._trained_chars = config.entities.trained_chars
+        names = self.trained.pipe_names if self.trained is not None else []
+        self._memory_skips = [name for name in names if name != "ner"]
 
     def _phrase_matcher(self, specs: Sequence[Spec], attr: str) -> Any:
         from spacy.matcher import PhraseMatcher
@@ -168,6 +178,40 @@ class Pipeline:
                     hits += [TriggerHit(s, m.start(), m.end()) for s in specs]
         return hits
 
+    def parse_query(self, text: str) -> Doc | None:
+        """A query through the trained pipeline, or None without one. The pinned pipeline
+        parses only a query that asks a question (a question word: what it asks for is read off
+        the parse), without its entities (the rules find a query's): on a short query the parse
+        costs a few milliseconds, the entities as much again, and neither is spent where
+        nothing reads it. A pipeline of your own runs whole on every query."""
+        if self.trained is None:
+            return None
+        if not self._lean_queries:
+            return self.trained(text)
+        if not _QUESTION.search(text):
+            return None
+        return self.trained(text, disable=_QUERY_SKIPS)
+
+    def enrichment_docs(self, texts: Sequence[str], batch_size: int) -> Iterator[Doc | None]:
+        """A pipeline of your own over memories at enrichment (its entities join theirs); Nones
+        for the pinned pipeline, whose entities go to the gathering index off the ingest path
+        (:meth:`entity_docs`), or without one: enrichment costs what the rules cost."""
+        if self.trained is None or self._lean_queries:
+            return iter([None] * len(texts))
+        return self.trained.pipe(texts, batch_size=batch_size)
+
+    def entity_docs(self, texts: Sequence[str], batch_size: int) -> Iterator[Doc | None]:
+        """Memories' typed entities for their facets, or Nones without a trained pipeline. The
+        pinned pipeline runs its named-entity recogniser alone (it has its own token vectors:
+        half the cost of the whole pipeline) on a memory's first ``entities.trained_chars``
+        characters; a pipeline of your own runs whole."""
+        if self.trained is None:
+            return iter([None] * len(texts))
+        if not self._lean_queries:
+            return self.trained.pipe(texts, batch_size=batch_size)
+        cut = [t[: self._trained_chars] for t in texts]
+        return self.trained.pipe(cut, batch_size=batch_size, disable=self._memory_skips)
+
     def trained_entities(self, doc: Doc) -> list[Found]:
         """Entities of the trained pipeline's ``doc`` whose labels the profile keeps."""
         return [
@@ -175,6 +219,11 @@ class Pipeline:
             for e in doc.ents
             if e.label_ in self.trained_labels
         ]
+
+
+# A question word: what the question asks for can be read off its parse.
+_QUESTION = re.compile(r"\b(?:what|which|who|whom|whose|where|when|how)\b", re.IGNORECASE)
+_QUERY_SKIPS = ("ner", "lemmatizer")  # a query's entities come from the rules; no lemmas read
 
 
 def _blank_pipeline() -> Language:
@@ -211,23 +260,6 @@ def _script_table(specs: Iterable[Spec]) -> list[tuple[str, re.Pattern[str], lis
     return [(needle, pattern, specs) for needle, (pattern, specs) in table.items()]
 
 
-def _load_trained(name: str) -> Language:
-    import spacy
-
-    if not (spacy.util.is_package(name) or Path(name).exists()):
-        raise LookupError(
-            f"analyzer.spacy_pipeline: spaCy pipeline {name!r} is not installed (neither an "
-            "installed package nor a directory); install it, or set spacy_pipeline: null to use "
-            "the built-in rule pipeline alone"
-        )
-    try:
-        return spacy.load(name)
-    except Exception as exc:
-        raise LookupError(
-            f"analyzer.spacy_pipeline: spaCy pipeline {name!r} could not be loaded: {exc}"
-        ) from exc
-
-
 # -- the per-process cache ---------------------------------------------------------------------
 
 _PIPELINE_FIELDS: dict[str, Any] = {
@@ -239,7 +271,7 @@ _PIPELINE_FIELDS: dict[str, Any] = {
     "temporal": {*TEMPORAL_KINDS, "topic_markers", "topic_markers_after"},
     "entities": {
         *("gazetteer", "capitalised", "acronyms", "ignore", "file_extensions"),
-        *("not_tickets", "trained_labels"),
+        *("not_tickets", "trained_labels", "trained_chars"),
     },
     "spacy_pipeline": True,
 }

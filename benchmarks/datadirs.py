@@ -71,7 +71,7 @@ def ensure_warm(n: int) -> dict[str, Any]:
     with DisclosureController.from_profile("default", data_dir=path, embedder=embedder) as ctl:
         for chunk in batched(generate(n, seed=SEED), 1_000):
             ctl.ingest(chunk)
-        ctl.store.flush()
+        ctl.settle()
     seconds = time.perf_counter() - started
     keep_scan_verdicts(path)
     record = {

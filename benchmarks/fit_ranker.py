@@ -92,6 +92,7 @@ def collect(
         ):
             with cache.documents():
                 c.ingest(conversation.memories)
+            c.settle()
             found = _questions(c, conversation, questions)
         _save(path, found)
         out.extend(found)
@@ -100,18 +101,19 @@ def collect(
 
 
 def _questions(c: Any, conversation: Any, questions: Sequence[Any]) -> list[Question]:
-    from disclosure.core.pipeline.ranking import Ask, features
+    from disclosure.core.pipeline.ranking import features
     from disclosure.core.pipeline.trace import Trace
 
     config = c.profile.level("standard")
-    depths = {"warm": config.warm_items, "cold": config.cold_items}
     out = []
     for question in questions:
         now = conversation.now
         analysis = c.analyzer.analyze(question.text, now=now)
         named = tuple(c.participants.named_in(question.text))
-        lists = c.gatherer.search_lists(question.text, config, now=now, named=named, trace=Trace())
-        table = features(lists, Ask(question.text, named, analysis, depths))
+        lists = c.gatherer.search_lists(
+            question.text, config, now=now, named=named, trace=Trace(), analysis=analysis
+        )
+        table = features(lists, c.gatherer.ask(lists, question.text, analysis, config, named))
         ids = [m.id for m in table.memories]
         tokens = c.store.line_tokens(ids)
         out.append(

@@ -23,6 +23,7 @@ import contextlib
 import hashlib
 import logging
 import threading
+import time
 from collections.abc import Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, replace
@@ -31,7 +32,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from analyzers import DisclosureLevel, QueryAnalysis
+from analyzers import DisclosureLevel, QueryAnalysis, facets_many
 from disclosure.consolidation.faces import LongTermMemory
 from disclosure.consolidation.service import Consolidation, with_overview
 from disclosure.consolidation.store import PG_SCHEMA as SUMMARIES_PG
@@ -42,6 +43,7 @@ from disclosure.core.pipeline.budget import PG_SCHEMA, AdaptiveBudget, Usage, us
 from disclosure.core.pipeline.caches import DisclosureCaches
 from disclosure.core.pipeline.compose import Composer
 from disclosure.core.pipeline.expansion import decide
+from disclosure.core.pipeline.facets import FacetIndex, FacetReader, FacetWorker
 from disclosure.core.pipeline.feedback import FeedbackReport, measure
 from disclosure.core.pipeline.gather import Gatherer
 from disclosure.core.pipeline.ingest import enrich, prepare_memories, redacted_text
@@ -81,6 +83,7 @@ _NO_EMBEDDER = "none"
 #: instead of ~0.1 s. Live chat ingests a turn or two at a time, and those are what the next
 #: answers show.
 SCAN_AHEAD_MAX = 64
+_SETTLE_MAX = 3600.0  # settle(): how long the warm tier's queue may take, when no timeout is given
 
 
 class DisclosureController(LongTermMemory):
@@ -93,8 +96,12 @@ class DisclosureController(LongTermMemory):
         data_dir: Path | str,
         embedder: Embedder | str | None = None,
         summarizer: SummarizerFn | None = None,
+        facets: FacetReader | None = None,
     ) -> None:
+        """``facets``: reads memories' facets for the gathering index in place of
+        ``analyzers.facets_many`` (same signature; an evaluation passes one that remembers)."""
         self.profile = profile
+        self._facet_reader: FacetReader = facets or facets_many
         self.data_dir = Path(data_dir)
         self.data_dir.mkdir(parents=True, exist_ok=True)
         self.counter = get_token_counter(profile.tokens.encoding)
@@ -105,6 +112,8 @@ class DisclosureController(LongTermMemory):
         self._last_analysis: QueryAnalysis | None = None
         self._enriched_lock = threading.Lock()
         self._enriched_early: list[Memory] = []
+        self.facets: FacetIndex | None = None
+        self._facet_worker: FacetWorker | None = None
         self.store = TieredStore(
             self.data_dir,
             profile.tiers,
@@ -137,7 +146,15 @@ class DisclosureController(LongTermMemory):
                 self.data_dir, tables=shared_tables(self.store, VERDICTS_PG, "scan_verdicts")
             )
             self._scans = ThreadPoolExecutor(max_workers=1, thread_name_prefix="scan")
-            self.gatherer = Gatherer(self.store, profile.fusion, self.caches, self._pool)
+            self._open_facets()
+            self.gatherer = Gatherer(
+                self.store,
+                profile.fusion,
+                self.caches,
+                self._pool,
+                facets=self.facets,
+                participants=self.participants,
+            )
             self.composer = Composer(profile, self.store, self.gatherer, self.counter)
             self._detail_style = _style_of(profile)
             self.consolidation = Consolidation(
@@ -157,6 +174,7 @@ class DisclosureController(LongTermMemory):
         except BaseException:
             if self.verdicts is not None:
                 self.verdicts.close()
+            self._close_facets()
             self.store.close()
             raise
 
@@ -168,11 +186,17 @@ class DisclosureController(LongTermMemory):
         data_dir: Path | str,
         embedder: Embedder | str | None = None,
         summarizer: SummarizerFn | None = None,
+        facets: FacetReader | None = None,
     ) -> DisclosureController:
         """A controller on a built-in profile name, a YAML path, or a Profile (``summarizer``:
-        a callable writing consolidated summaries instead of the profile's)."""
+        a callable writing consolidated summaries instead of the profile's; ``facets``: see
+        the constructor)."""
         return cls(
-            load_profile(name_or_path), data_dir=data_dir, embedder=embedder, summarizer=summarizer
+            load_profile(name_or_path),
+            data_dir=data_dir,
+            embedder=embedder,
+            summarizer=summarizer,
+            facets=facets,
         )
 
     def _adaptive_budget(self, profile: Profile) -> AdaptiveBudget:
@@ -230,6 +254,8 @@ class DisclosureController(LongTermMemory):
         )
         if report.ids:
             changed = {m.id: m for m in prepared}
+            if self._facet_worker is not None:  # their facets, off the ingest path
+                self._facet_worker.submit(report.ids)
             sessions = {changed[i].session_id for i in report.ids if i in changed}
             self.caches.invalidate(ids=report.ids, sessions=sessions)
             self.participants.add(changed[i].speaker for i in report.ids if i in changed)
@@ -259,6 +285,41 @@ class DisclosureController(LongTermMemory):
         self.citation_log.forget(report.ids)
         self.participants.forgotten(self.store, report.speakers)
         return report
+
+    def _close_facets(self) -> None:
+        if self._facet_worker is not None:
+            self._facet_worker.close()
+        if self.facets is not None:
+            self.facets.close()
+
+    def _open_facets(self) -> None:
+        """The gathering index and its worker (which resumes what a previous process left)."""
+        self.facets = FacetIndex.open(self.data_dir, self.store)
+        analyzer, reader = self.profile.analyzer, self._facet_reader
+        self._facet_worker = FacetWorker(
+            self.facets,
+            self.store.get,
+            lambda texts: reader(texts, config=analyzer),
+            indexed=self._facets_indexed,
+        )
+
+    def _facets_indexed(self, memories: list[Memory]) -> None:
+        """Answers cached before these memories' facets were indexed ranked them without: a new
+        generation makes them unreachable (a memory's detail and its session's timeline do not
+        depend on facets, and stay)."""
+        caches: DisclosureCaches | None = getattr(self, "caches", None)
+        if caches is not None and memories:
+            caches.invalidate()
+
+    def settle(self, timeout: float | None = None) -> bool:
+        """Wait until what was ingested is indexed everywhere: the warm tier's queue drained
+        and the gathering index caught up (False: ``timeout`` seconds passed first)."""
+        self._check_open()
+        started = time.monotonic()
+        if self.store.flush(timeout=_SETTLE_MAX if timeout is None else timeout) != 0:
+            return False
+        left = None if timeout is None else max(timeout - (time.monotonic() - started), 0.0)
+        return self._facet_worker is None or self._facet_worker.settle(left)
 
     def _enriched_later(self, memories: list[Memory]) -> None:
         """The store filled in entities and summaries after ingest: caches built on the
@@ -299,6 +360,9 @@ class DisclosureController(LongTermMemory):
         verdicts = getattr(self, "verdicts", None)
         if verdicts is not None:
             verdicts.forget(memories)
+        index = getattr(self, "facets", None)
+        if index is not None:
+            index.forget(m.id for m in memories)
 
     # -- disclosing ---------------------------------------------------------------------------
 
@@ -349,6 +413,7 @@ class DisclosureController(LongTermMemory):
                 named=named,
                 trace=trace,
             )
+            decision = self.composer.by_need(decision, hits, analysis, len(named))
             signals = signals_of(hits)
             candidates = self.composer.shortlist(
                 hits, config, decision.tokens, use_model=decision.use_model, signals=signals
@@ -540,9 +605,12 @@ class DisclosureController(LongTermMemory):
             # a bulk import must not hold up close while its texts are scanned: what is left
             # unscanned is scanned when first shown, as verdicts are only an optimisation
             self._scans.shutdown(wait=True, cancel_futures=True)
+        if self._facet_worker is not None:  # before the store it reads: what is left stays pending
+            self._facet_worker.close()
         self.store.close()
         if self.verdicts is not None:
             self.verdicts.close()
+        self._close_facets()
         self.caches.close()
         self.budget.close()
         self.consolidation.close()

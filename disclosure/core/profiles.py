@@ -24,6 +24,7 @@ from analyzers import DisclosureLevel
 from analyzers.config import AnalyzerConfig
 from disclosure.consolidation.config import ConsolidationConfig
 from disclosure.core.pipeline.ranking import FEATURES
+from disclosure.core.pipeline.spend import FEATURES as NEED_FEATURES
 from disclosure.core.profile_sections import IsolationConfig, MiddlewareConfig, ServiceConfig
 from disclosure.safe_yaml import load_yaml
 from formatters import FORMATTERS
@@ -102,6 +103,65 @@ class BudgetLearningConfig(_Section):
     path: str | None = Field(default=None, min_length=1)
 
 
+# The spending model's weights (``budget.need.weights``), fitted on two kinds of history and
+# checked across them by ``python -m benchmarks.fit_spend``; ``bias`` is the intercept.
+# The spending model's weights (``budget.need.weights``), fitted on both dev sets and checked
+# across them by ``python -m benchmarks.fit_spend``; ``bias`` is the intercept.
+NEED_WEIGHTS: dict[str, float] = {
+    "bias": -0.398,
+    "share": 0.871,
+    "rest": -1.08,
+    "budget": 0.639,
+    "leader": 0.298,
+    "runner_up": -0.145,
+    "mass": -0.082,
+    "sessions": 0.426,
+    "enumeration": -0.527,
+    "gathers": -0.31,
+    "temporal": 0.295,
+    "one_named": 0.137,
+    "two_named": -0.566,
+    "words": 0.646,
+    "enumeration_budget": -0.009,
+    "gathers_budget": -0.162,
+    "temporal_budget": 0.135,
+    "one_named_budget": -0.071,
+    "two_named_budget": -0.243,
+    "words_budget": -0.072,
+    "leader_budget": 0.15,
+    "mass_budget": -0.056,
+}
+
+
+def _need_weights() -> dict[str, float]:
+    return dict(NEED_WEIGHTS)
+
+
+class NeedConfig(_Section):
+    """Spending by need (``disclosure.core.pipeline.spend``): once the candidates are ranked, a
+    fitted model predicts what share of what they can give each budget holds, from the shape of
+    their chances and the question's form; the budget is the one with the most predicted share
+    less ``price`` per thousand tokens, within the level's ceiling. Applies while the budget has
+    not learned a use model from feedback and no budget was given, below the comprehensive level
+    and unless the query says how much it wants (an override phrase); off (``enabled: false``),
+    and where it does not apply, the budget starts at ``default x (0.5 + complexity)``."""
+
+    enabled: bool = True
+    price: float = Field(default=0.12, gt=0.0, le=10.0)
+    weights: dict[str, float] = Field(default_factory=_need_weights)
+
+    @field_validator("weights")
+    @classmethod
+    def _known_features(cls, value: dict[str, float]) -> dict[str, float]:
+        valid = ("bias", *NEED_FEATURES)
+        unknown = sorted(set(value) - set(valid))
+        if unknown:
+            raise ValueError(f"unknown feature {unknown[0]!r}; valid: {', '.join(sorted(valid))}")
+        if not all(math.isfinite(weight) for weight in value.values()):
+            raise ValueError("weights must be finite numbers")
+        return {name: value.get(name, 0.0) for name in valid}
+
+
 class BudgetConfig(_Section):
     """Token budget bounds, and the share of the model's context window kept for its reply."""
 
@@ -112,6 +172,7 @@ class BudgetConfig(_Section):
     reply_share: float = Field(default=0.5, gt=0.0, lt=1.0)
     adaptive: bool = True
     learning: BudgetLearningConfig = BudgetLearningConfig()
+    need: NeedConfig = NeedConfig()
 
     @model_validator(mode="after")
     def _ordered(self) -> BudgetConfig:
@@ -140,20 +201,22 @@ def _default_weights() -> dict[str, float]:
 
 
 # The ranking model's weights (``fusion.learned``), fitted on two kinds of history and checked
-# across them by ``python -m benchmarks.fit_ranker``; ``bias`` is the intercept.
+# across them by ``python -m benchmarks.fit_spend`` (as ``benchmarks.fit_ranker`` does, with the
+# answer_label feature); ``bias`` is the intercept.
 LEARNED_WEIGHTS: dict[str, float] = {
-    "bias": -2.065,
-    "lexical": 1.746,
-    "vector": -0.248,
-    "lexical_rank": 0.503,
-    "vector_rank": 0.657,
-    "session": 1.627,
-    "named_speaker": 0.589,
-    "other_speaker": -2.929,
-    "assistant_unasked": -2.598,
-    "assistant_asked": -0.39,
-    "in_time_range": 1.582,
-    "recent": 0.027,
+    "bias": -2.465,
+    "lexical": 1.407,
+    "vector": 0.238,
+    "lexical_rank": 0.508,
+    "vector_rank": 0.624,
+    "session": 1.781,
+    "named_speaker": 0.519,
+    "other_speaker": -2.858,
+    "assistant_unasked": -2.69,
+    "assistant_asked": 0.077,
+    "in_time_range": 1.565,
+    "recent": 0.036,
+    "answer_label": 1.338,
 }
 
 
@@ -204,6 +267,7 @@ class FusionConfig(_Section):
     session_boost: float = Field(default=0.0, ge=0.0, le=10.0)
     session_boost_top: int = Field(default=10, ge=1)
     entity_boost: float = Field(default=0.0, ge=0.0, le=10.0)
+    gather_items: int = Field(default=50, ge=0)
 
     @field_validator("weights")
     @classmethod

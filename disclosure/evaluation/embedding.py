@@ -10,13 +10,14 @@ be made), so a profile and a baseline compare retrieval, not embedders. Any obje
 from __future__ import annotations
 
 import hashlib
+import json
 import sqlite3
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -66,6 +67,9 @@ class DocumentVectorCache:
     embedder's name and the text's hash, and only the missing ones are embedded and stored.
     Outside it every call goes to the embedder itself, so a query is always embedded afresh and
     its latency is real. The file holds vectors and hashes, no text.
+
+    It keeps the memories' facets too (:meth:`facets`, what the gathering index is built from):
+    the trained pipeline reads a LongMemEval haystack in about as long as embedding it takes.
     """
 
     def __init__(self, inner: Embedder, path: Path) -> None:
@@ -76,6 +80,7 @@ class DocumentVectorCache:
         self._db = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("CREATE TABLE IF NOT EXISTS vectors (key TEXT PRIMARY KEY, v BLOB)")
+        self._db.execute("CREATE TABLE IF NOT EXISTS facets (key TEXT PRIMARY KEY, v TEXT)")
         self._lock = threading.Lock()
         self._local = threading.local()
 
@@ -103,6 +108,32 @@ class DocumentVectorCache:
         if not texts:
             return np.zeros((0, self.dimension), dtype=np.float32)
         return np.stack([found[k] for k in keys])
+
+    def facets(self, texts: Sequence[str], *, config: Any = None) -> list[tuple[str, ...]]:
+        """:func:`analyzers.facets_many`, remembered: kept under the text, the analyzer's
+        configuration and the pipeline that read it (the pinned trained one or the rules), so
+        only texts no run has read yet are read (memories only: facets are never a query's)."""
+        from analyzers import AnalyzerConfig, facets_many
+        from analyzers.pipeline import get_pipeline
+
+        config = config or AnalyzerConfig()
+        scope = f"facets\n{get_pipeline(config).trained_name}\n{config.model_dump_json()}"
+        keys = [hashlib.sha256(f"{scope}\n{t}".encode()).hexdigest() for t in texts]
+        found: dict[str, tuple[str, ...]] = {}
+        unique = list(dict.fromkeys(keys))
+        with self._lock:
+            for start in range(0, len(unique), 500):
+                chunk = unique[start : start + 500]
+                query = f"SELECT key, v FROM facets WHERE key IN ({','.join('?' * len(chunk))})"
+                found.update((k, tuple(json.loads(v))) for k, v in self._db.execute(query, chunk))
+        missing = {k: t for k, t in zip(keys, texts, strict=True) if k not in found}
+        if missing:
+            read = facets_many(list(missing.values()), config=config)
+            rows = [(k, json.dumps(f)) for k, f in zip(missing, read, strict=True)]
+            with self._lock:
+                self._db.executemany("INSERT OR REPLACE INTO facets VALUES (?, ?)", rows)
+            found.update(zip(missing, read, strict=True))
+        return [found[k] for k in keys]
 
     def close(self) -> None:
         with self._lock:

@@ -226,6 +226,10 @@ def _blocks(report: Report) -> list[Block]:
         blocks += [("h2", f"Paired comparison against {report.reference}")]
         blocks += [("p", _comparison_note(report)), ("table", _comparison_table(report))]
     blocks += [("h2", "Evidence recall per category"), ("table", _category_table(report))]
+    blocks += [
+        ("h2", "Per category: recall / all evidence present / mean tokens"),
+        ("table", _spend_table(report)),
+    ]
     level_table = _level_table(report)
     if level_table.rows:
         blocks += [("h2", "Chosen levels (profiles)"), ("table", level_table)]
@@ -280,6 +284,20 @@ def _category_table(report: Report) -> Table:
     for label, system in report.systems.items():
         cells = [_f(system.by_category[c].recall) if c in system.by_category else "-"
                  for c in categories]  # fmt: skip
+        rows.append([label, *cells])
+    return Table(["system", *categories], rows)
+
+
+def _spend_table(report: Report) -> Table:
+    """What each kind of question spends and gets: recall, hit rate and mean context tokens."""
+    categories = sorted({c for s in report.systems.values() for c in s.by_category})
+    rows = []
+    for label, system in report.systems.items():
+        cells = []
+        for c in categories:
+            s = system.by_category.get(c)
+            cells.append("-" if s is None else f"{_f(s.recall)} / {_f(s.hit_rate)} / "
+                         f"{_i(s.tokens_mean)}")  # fmt: skip
         rows.append([label, *cells])
     return Table(["system", *categories], rows)
 

@@ -132,9 +132,11 @@ def profile_system(spec: ProfileSpec, *, embedder: Embedder | None = None) -> Sy
         budget = profile.budget.model_copy(update={"learning": learning})
         profile = profile.model_copy(update={"budget": budget})
     cls = controller_class()
+    # the evaluation's vector cache remembers memories' facets too
+    facets = embedder.facets if isinstance(embedder, DocumentVectorCache) else None
 
     def factory(data_dir: Path) -> Discloser:
-        made = cls.from_profile(profile, data_dir=data_dir, embedder=embedder)
+        made = cls.from_profile(profile, data_dir=data_dir, embedder=embedder, facets=facets)
         return made  # type: ignore[no-any-return]
 
     reader = get_reader(spec.reader) if spec.reader else None
@@ -296,6 +298,7 @@ def _run_conversation(
     try:
         with documents():
             discloser.ingest(conversation.memories)
+        _settle(discloser)
         _consolidate_if_served(discloser)
         for question in questions:
             started = time.perf_counter()
@@ -352,6 +355,14 @@ def _progress(total: int, enabled: bool | None) -> Iterator[Any]:
 
 def _slug(text: str) -> str:
     return re.sub(r"[^\w.-]+", "_", text).strip("_") or "x"
+
+
+def _settle(discloser: Discloser) -> None:
+    """A profile's background indexing (the gathering index's facets) done before the
+    questions, as a running service would have done it by then."""
+    settle = getattr(discloser, "settle", None)
+    if callable(settle):
+        settle()
 
 
 def _consolidate_if_served(discloser: Discloser) -> None:

@@ -11,8 +11,14 @@ from analyzers import AnalyzerConfig, QueryComplexityAnalyzer
 
 @pytest.fixture(scope="session")
 def analyzer() -> QueryComplexityAnalyzer:
-    """The analyzer on the built-in defaults."""
+    """The analyzer on the built-in defaults (the trained pipeline, when installed)."""
     return QueryComplexityAnalyzer(AnalyzerConfig())
+
+
+@pytest.fixture(scope="session")
+def rules_analyzer() -> QueryComplexityAnalyzer:
+    """The analyzer on the rule pipeline alone (``spacy_pipeline: null``)."""
+    return QueryComplexityAnalyzer(AnalyzerConfig(spacy_pipeline=None))
 
 
 def pytest_terminal_summary(terminalreporter: Any) -> None:

@@ -135,9 +135,9 @@ def test_many_entities_default(analyzer: QueryComplexityAnalyzer) -> None:
         ("is mem_12 in cache_store?", ["cache_store"]),
     ],
 )
-def test_entities(analyzer: QueryComplexityAnalyzer, query: str, expected: list[str]) -> None:
-    """Paths, identifiers, URLs, tickets, names and places are found; the rest is not."""
-    assert list(run(analyzer, query).entities) == expected
+def test_entities(rules_analyzer: QueryComplexityAnalyzer, query: str, expected: list[str]) -> None:
+    """The rules find paths, identifiers, URLs, tickets, names and places; the rest is not."""
+    assert list(run(rules_analyzer, query).entities) == expected
 
 
 def test_entities_are_distinct_and_in_order(analyzer: QueryComplexityAnalyzer) -> None:

@@ -125,7 +125,8 @@ class Usage:
 @dataclass(frozen=True, slots=True)
 class BudgetDecision:
     """The budget for one query, and why. ``use_model``: the learned model that picks the
-    candidates (None: the level's own cut-off does)."""
+    candidates (None: the level's own cut-off does). ``by_need``: the budget is the starting
+    one, which spending by need (``disclosure.core.pipeline.spend``) may set from the candidates."""
 
     tokens: int
     ceiling: int
@@ -133,6 +134,7 @@ class BudgetDecision:
     observations: int = 0
     probe: bool = False
     use_model: UseModel | None = None
+    by_need: bool = False
 
 
 @dataclass
@@ -237,7 +239,10 @@ class AdaptiveBudget:
             tokens = min(max(round(start), self.config.min), ceiling)
             told = "not learned yet" if self.config.learning.enabled else "learning off"
             reason = f"{formula}; {told} ({observations} replies); ceiling {ceiling} -> {tokens}"
-            return BudgetDecision(tokens, ceiling, reason, observations)
+            need = self.config.need.enabled
+            if need and level is DisclosureLevel.COMPREHENSIVE:  # asked for breadth: the overview
+                need, reason = False, f"{reason}; comprehensive: not spent by need"
+            return BudgetDecision(tokens, ceiling, reason, observations, by_need=need)
         if self._is_probe(level):
             reason = (
                 f"probe: the level's own cut-off at the ceiling {ceiling}, to see what the "

@@ -16,11 +16,14 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime
 
+import numpy as np
+
 from analyzers import DisclosureLevel, QueryAnalysis
 from disclosure.core.pipeline.budget import BudgetDecision
 from disclosure.core.pipeline.excerpts import excerpt
 from disclosure.core.pipeline.fusion import Candidate
 from disclosure.core.pipeline.gather import Gatherer
+from disclosure.core.pipeline.spend import ITEM_OVERHEAD, Shape, decide, query_signals
 from disclosure.core.pipeline.trace import Trace
 from disclosure.core.pipeline.usemodel import UseModel, UseSignals, signals_of
 from disclosure.core.profiles import LevelConfig, Profile
@@ -73,8 +76,7 @@ class Composer:
         if use_model is not None:
             found = signals if signals is not None else signals_of(hits)
             hits = [c for c in hits if c.id in found and use_model.keeps(found[c.id])]
-        costs = self._costs(hits)
-        hits = self._by_value(hits, costs)
+        hits, costs = self.packing(hits)
         kept: list[Candidate] = []
         best = max((c.fused for c in hits), default=0.0)
         used = 0
@@ -93,6 +95,40 @@ class Composer:
             if used >= _POOL_BUDGETS * budget:
                 break
         return kept
+
+    def packing(self, hits: Sequence[Candidate]) -> tuple[list[Candidate], dict[str, int]]:
+        """``hits`` in the order they are packed (chance per token^``fusion.token_cost``) and
+        what each one's line costs (content and speaker; the citation comes on top)."""
+        costs = self._costs(hits)
+        return self._by_value(hits, costs), costs
+
+    def by_need(
+        self,
+        decision: BudgetDecision,
+        hits: Sequence[Candidate],
+        analysis: QueryAnalysis,
+        named: int,
+    ) -> BudgetDecision:
+        """``decision`` with its budget set by need (:mod:`disclosure.core.pipeline.spend`) when it
+        is a starting budget and the profile spends by need; else as it is. A query that says how
+        much it wants ("quick: ...", "give me the full context") keeps the starting budget its
+        words give: an explicit ask is not second-guessed (no dev question has one)."""
+        need = self.profile.budget.need
+        if not decision.by_need or not need.enabled or not hits:
+            return decision
+        if analysis.override is not None:
+            asked = f"; asked for in so many words ({analysis.override!r}): not spent by need"
+            return replace(decision, reason=decision.reason + asked, by_need=False)
+        ordered, costs = self.packing(hits)
+        shape = Shape(
+            chances=np.array([c.fused for c in ordered], dtype=float),
+            costs=np.array([costs[c.id] - _LINE_OVERHEAD + ITEM_OVERHEAD for c in ordered]),
+            groups=[(c.memory.session_id, f"{c.memory.timestamp:%Y%m%d}") for c in ordered],
+            query=query_signals(analysis, named),
+        )
+        found = decide(shape, need.weights, price=need.price, ceiling=decision.ceiling)
+        return replace(decision, tokens=found.tokens, reason=f"{found.reason}; ceiling "
+                       f"{decision.ceiling}", by_need=False)  # fmt: skip
 
     def _costs(self, hits: Sequence[Candidate]) -> dict[str, int]:
         """What each candidate's line costs: the archive's count, else counted here."""

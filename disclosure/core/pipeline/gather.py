@@ -2,10 +2,13 @@
 
 Per level (the profile's ``levels``): ``hot_items`` matches from the working set (topped up with
 its "active context", recent and important items, when the query matches fewer), ``warm_items``
-nearest vectors, and ``cold_items`` BM25 hits from the archive when ``cold_search`` is on. The
-lists are fused (:mod:`disclosure.core.pipeline.fusion`) and the fused order is kept in the index
-cache under the corpus's generation, so a repeated query skips the searches and the query
-embedding; any write makes the entry unreachable.
+nearest vectors, and ``cold_items`` BM25 hits from the archive when ``cold_search`` is on; and,
+when the question asks for a kind of answer (places, people, things, dates) and the gathering
+index is kept (:mod:`disclosure.core.pipeline.facets`), up to ``fusion.gather_items`` memories
+naming an entity of that kind (its named participant's). The lists are fused
+(:mod:`disclosure.core.pipeline.fusion`) and the fused order is kept in the index cache under the
+corpus's generation, so a repeated query skips the searches and the query embedding; any write
+makes the entry unreachable.
 """
 
 from __future__ import annotations
@@ -13,18 +16,19 @@ from __future__ import annotations
 import logging
 import re
 import time
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from concurrent.futures import Executor, Future
 from datetime import datetime
 
 from analyzers import DisclosureLevel, QueryAnalysis
 from disclosure.core.pipeline.caches import DisclosureCaches
+from disclosure.core.pipeline.facets import FacetIndex
 from disclosure.core.pipeline.fusion import Candidate, fuse
 from disclosure.core.pipeline.ranking import Ask, rank
 from disclosure.core.pipeline.trace import Trace
 from disclosure.core.profiles import FusionConfig, LevelConfig
 from tiers import Memory, TieredStore
-from tiers.errors import TierUnavailableError
+from tiers.errors import StorageError, TierUnavailableError
 from tiers.memory import ScoredMemory
 
 log = logging.getLogger(__name__)
@@ -36,12 +40,23 @@ class Gatherer:
     """Concurrent tier searches, fusion, and the index and timeline caches."""
 
     def __init__(
-        self, store: TieredStore, fusion: FusionConfig, caches: DisclosureCaches, pool: Executor
+        self,
+        store: TieredStore,
+        fusion: FusionConfig,
+        caches: DisclosureCaches,
+        pool: Executor,
+        *,
+        facets: FacetIndex | None = None,
+        participants: Iterable[str] = (),
     ) -> None:
+        """``facets``: the gathering index, if kept; ``participants``: the speakers' names
+        (a live collection: read at each query)."""
         self.store = store
         self.fusion = fusion
         self.caches = caches
         self.pool = pool
+        self.facets = facets
+        self.participants = participants
 
     def gather(
         self,
@@ -68,7 +83,9 @@ class Gatherer:
             if cached is not None:
                 return self._revive(cached)
             warned = len(trace.warnings)
-            lists = self.search_lists(query, config, now=now, named=named, trace=trace)
+            lists = self.search_lists(
+                query, config, now=now, named=named, trace=trace, analysis=analysis
+            )
             candidates = self._rank(lists, query, analysis, config, named)
             if len(trace.warnings) == warned:
                 self.caches.set("index", key, [_freeze(c) for c in candidates], later=True)
@@ -85,8 +102,7 @@ class Gatherer:
         """One ranking of every list: the learned model's, or reciprocal rank fusion."""
         priors = self._priors(lists, named, analysis.entities)
         if self.fusion.method == "learned":
-            depths = {"warm": config.warm_items, "cold": config.cold_items}
-            ask = Ask(query=query, named=tuple(named), analysis=analysis, depths=depths)
+            ask = self.ask(lists, query, analysis, config, named)
             floor = None
             floors = self.fusion.min_chance or self.fusion.relative_chance
             if floors and lists.get("warm") and lists.get("cold"):
@@ -102,6 +118,55 @@ class Gatherer:
             session_boost=self.fusion.session_boost,
             session_boost_top=self.fusion.session_boost_top,
         )
+
+    def ask(
+        self,
+        lists: Mapping[str, Sequence[ScoredMemory]],
+        query: str,
+        analysis: QueryAnalysis,
+        config: LevelConfig,
+        named: Collection[str],
+    ) -> Ask:
+        """What the ranking model reads of the query, the candidates' facets included when the
+        query asks for a kind of answer."""
+        depths = {"warm": config.warm_items, "cold": config.cold_items}
+        facets: Mapping[str, Collection[str]] = {}
+        answer = analysis.answer
+        if self.facets is not None and answer is not None and answer.labels:
+            ids = list(dict.fromkeys(h.memory.id for hits in lists.values() for h in hits))
+            facets = self.facets.of(ids)
+        return Ask(
+            query=query,
+            named=tuple(named),
+            analysis=analysis,
+            depths=depths,
+            facets=facets,
+            participants=self._participant_names(),
+        )
+
+    def _participant_names(self) -> frozenset[str]:
+        """Every participant's first name, case-folded: a name answers no "which people"."""
+        return frozenset(n.split()[0].casefold() for n in list(self.participants) if n.split())
+
+    def gathered(
+        self, analysis: QueryAnalysis, named: Collection[str], limit: int
+    ) -> list[ScoredMemory]:
+        """The memories naming an entity of a kind the question asks for (a named participant's
+        only, when it names one), from the gathering index; [] without one."""
+        answer = analysis.answer
+        if self.facets is None or answer is None or not answer.labels or limit <= 0:
+            return []
+        speaker = next(iter(named)) if len(named) == 1 else None
+        try:
+            found = self.facets.find(
+                answer.labels, speaker=speaker, exclude=self._participant_names(), limit=limit
+            )
+        except StorageError as exc:  # the index only adds candidates: the tiers still answer
+            log.warning("the gathering index failed; disclosing without it: %s", exc)
+            return []
+        memories = {m.id: m for m in self.store.get([i for i, _ in found])}
+        hits = [(memories[i], n) for i, n in found if i in memories]
+        return [ScoredMemory(m, "facets", 0.0, rank) for rank, (m, _) in enumerate(hits)]
 
     def neighbours(
         self, memory: Memory, window: int, *, known: Mapping[str, Memory] | None = None
@@ -135,8 +200,10 @@ class Gatherer:
         now: datetime,
         named: Collection[str],
         trace: Trace,
+        analysis: QueryAnalysis | None = None,
     ) -> dict[str, list[ScoredMemory]]:
-        """Each tier's own ranked list for ``query`` at ``config`` (before any fusion)."""
+        """Each tier's own ranked list for ``query`` at ``config`` (before any fusion), and
+        the gathering index's when ``analysis`` asks for a kind of answer."""
         if self.fusion.strip_participants:
             query = strip_names(query, named)
         jobs: dict[str, Search] = {}
@@ -146,6 +213,9 @@ class Gatherer:
             jobs["warm"] = lambda: self.store.search("warm", query, config.warm_items)
         if config.cold_search and config.cold_items:
             jobs["cold"] = lambda: self.store.search("cold", query, config.cold_items)
+        if analysis is not None and self.fusion.gather_items and self.facets is not None:
+            gather = self.fusion.gather_items
+            jobs["facets"] = lambda: self.gathered(analysis, named, gather)
         futures: dict[str, Future[tuple[list[ScoredMemory], float]]] = {
             name: self.pool.submit(_timed, job) for name, job in jobs.items()
         }

@@ -18,6 +18,11 @@ what the lists and the memories themselves show, as features of each candidate:
 ``assistant_asked``            does) ask what the assistant said: "what did you recommend?"
 ``in_time_range``              the memory falls in the time the query names ("last week")
 ``recent``                     the working set matched it or holds it as recent context
+``answer_label``               the query asks for a kind of answer (a place, a person, a thing,
+                               a date: :mod:`analyzers.answer`) and the memory names an entity
+                               of a label that answers it, other than a participant's name (its
+                               facets in the gathering index:
+                               :mod:`disclosure.core.pipeline.facets`)
 ============================  ==================================================================
 
 The model is a logistic regression over these features (``fusion.learned`` in the profile); its
@@ -32,8 +37,8 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Collection, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Collection, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -53,6 +58,7 @@ FEATURES = (
     "assistant_asked",
     "in_time_range",
     "recent",
+    "answer_label",
 )
 ASSISTANT_SPEAKERS = frozenset({"assistant", "ai", "bot", "model", "chatbot", "copilot"})
 _SESSION_TOP = 10
@@ -83,12 +89,16 @@ def is_assistant(memory: Memory) -> bool:
 @dataclass(frozen=True, slots=True)
 class Ask:
     """What the ranking reads of the query: its text, the participants it names, its analysis,
-    and how deep each list was asked for (a memory a full list did not return scored lower)."""
+    and how deep each list was asked for (a memory a full list did not return scored lower);
+    ``facets``: the candidates' facets from the gathering index (by memory id), and
+    ``participants``: everyone's names, case-folded (a participant's name answers nothing)."""
 
     query: str
     named: Collection[str]
     analysis: QueryAnalysis
     depths: Mapping[str, int]
+    facets: Mapping[str, Collection[str]] = field(default_factory=dict)
+    participants: Collection[str] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,6 +145,7 @@ def features(lists: Mapping[str, Sequence[ScoredMemory]], ask: Ask) -> Features:
     matrix[:, 9] = _in_range(rows, ask.analysis)
     recent = ("hot", "active")
     matrix[:, 10] = [float(any(t in recent for t in found[i])) for i in ids]
+    matrix[:, 11] = _answer_labels(ids, ask)
     confidence = np.array([best[i] for i in ids], dtype=np.float64)
     return Features(tuple(rows), matrix, confidence, tuple(tuple(found[i]) for i in ids))
 
@@ -226,6 +237,26 @@ def _speaker_columns(
     wanted = next(iter(named)).casefold()
     theirs = np.array([(m.speaker or "").casefold() == wanted for m in memories], dtype=float)
     return theirs, 1.0 - theirs
+
+
+def _answer_labels(ids: Sequence[str], ask: Ask) -> np.ndarray:
+    """1 for a memory naming an entity of a label that answers the query (not a participant)."""
+    answer = ask.analysis.answer
+    if answer is None or not answer.labels or not ask.facets:
+        return np.zeros(len(ids))
+    return np.array(
+        [float(answers(ask.facets.get(i, ()), answer.labels, ask.participants)) for i in ids]
+    )
+
+
+def answers(facets: Iterable[str], labels: Collection[str], participants: Collection[str]) -> bool:
+    """Whether one of ``facets`` (``LABEL:text``) is of one of ``labels`` and does not name a
+    participant (its first word is not one of ``participants``' case-folded names)."""
+    for facet in facets:
+        label, _, value = facet.partition(":")
+        if label in labels and value and value.split()[0] not in participants:
+            return True
+    return False
 
 
 def _in_range(memories: Sequence[Memory], analysis: QueryAnalysis) -> np.ndarray:

@@ -187,3 +187,21 @@ def test_the_ranking_keeps_its_candidates_values_and_order(seed: int) -> None:
     for absolute, relative in ((0.003, 0.01), (0.0, 0.5), (0.2, 0.0), (0.99, 0.99)):
         kept = rank(lists, query, weights, priors=priors, floor=(absolute, relative))
         assert kept == floored(ranked, absolute=absolute, relative=relative)
+
+
+def test_answer_label_marks_memories_naming_what_the_question_asks_for() -> None:
+    """A question asking for places marks the memories whose facets name a place; a
+    participant's name answers no question about people, and a plain question marks none."""
+    a, b, c = memory("a", "John"), memory("b", "John"), memory("c", "John")
+    lists = {"cold": listed("cold", (a, 0.5), (b, 0.4), (c, 0.3))}
+    facets = {"a": {"GPE:chicago", "NOUN:local"}, "b": {"PERSON:tim"}, "c": {"PERSON:kyle"}}
+    query = "Which cities has John been to?"
+    base = ask(query)
+    places = Ask(base.query, base.named, base.analysis, base.depths, facets, {"john", "tim"})
+    assert column(features(lists, places), "answer_label") == [1.0, 0.0, 0.0]
+    people = ask("What are the names of John's children?")
+    named = Ask(people.query, people.named, people.analysis, people.depths, facets, {"tim"})
+    assert column(features(lists, named), "answer_label") == [0.0, 0.0, 1.0]
+    plain = ask("remind me about the deploy")
+    unasked = Ask(plain.query, plain.named, plain.analysis, plain.depths, facets, ())
+    assert column(features(lists, unasked), "answer_label") == [0.0, 0.0, 0.0]
