@@ -122,7 +122,7 @@ def need_features(shape: Shape, grid: Sequence[int]) -> np.ndarray:
     shares = packed_shares(shape, grid)
     rows = []
     for budget, share in zip(grid, shares, strict=True):
-        scale = math.log(budget / 1000)
+        scale = math.log(max(budget, 1) / 1000)
         q = shape.query
         rows.append(
             [share, math.log(1 - share + 0.01), scale, lead, runner, mass, sessions]
@@ -158,6 +158,8 @@ def choose(predicted: np.ndarray, grid: Sequence[int], price: float) -> int:
 
 def decide(shape: Shape, weights: Mapping[str, float], *, price: float, ceiling: int) -> Need:
     """The budget of the grid (up to ``ceiling``, the last) worth its price (see the module)."""
+    if ceiling < 1:  # a prompt that fills the model's window leaves nothing to spend
+        return Need(0, 0.0, f"by need: nothing to spend (the ceiling is {ceiling} tokens)")
     grid = [b for b in GRID if b < ceiling] + [ceiling]
     predicted = predict(shape, grid, weights)
     n = choose(predicted, grid, price)

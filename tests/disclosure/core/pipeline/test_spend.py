@@ -74,6 +74,15 @@ def test_the_ceiling_bounds_it_and_the_reason_says_why() -> None:
     assert "leader 90% likely, runner-up 1%, best 3 from 1 session" in sure.reason
 
 
+@pytest.mark.parametrize("ceiling", [0, -50])
+def test_no_room_spends_nothing_and_says_so(ceiling: int) -> None:
+    """A prompt that already fills the model's window leaves a ceiling of 0 (or less): the need
+    is 0 tokens, not a math error (an HTTP client met it as a 500)."""
+    need = decide(shape([0.5, 0.2]), SHARE_ONLY, price=0.1, ceiling=ceiling)
+    assert need.tokens == 0 and "nothing to spend" in need.reason
+    assert need_features(shape([0.5]), [0, 100]).shape[0] == 2
+
+
 def test_a_dearer_token_spends_less() -> None:
     curve = shape([0.3, 0.2, 0.1] + [0.03] * 30)
     spent = [decide(curve, SHARE_ONLY, price=p, ceiling=4000).tokens for p in (0.02, 0.1, 0.5)]
