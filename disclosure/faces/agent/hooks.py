@@ -73,6 +73,7 @@ MAX_QUERY_CHARS = 4000  # the service's max_query_chars
 MAX_REPLY_CHARS = 200_000
 START_WAIT = 0.3  # what the session start waits for a service it started
 SPOOL_RESERVE = 0.25  # seconds a write leaves itself to spool what the service did not take
+TRANSCRIPT_WAIT = 0.3  # seconds the Stop hook waits for the agent to write its reply down
 FLUSH_RESERVE = 0.4  # ... and handing over the spool leaves the hook's own request
 OPENER = "cc:opens-the-store"  # an id no memory has: reading it opens the namespace's store
 KINDS = {"user": "prompt", "assistant": "response", "tool": OBSERVATION_KIND}
@@ -271,14 +272,14 @@ def stop(hook: Hook) -> None:
 
     prompt_id = _text(hook.payload, "prompt_id")
     path = _text(hook.payload, "transcript_path")
-    entries = _turn(read_turn, path, prompt_id)
+    last = _text(hook.payload, "last_assistant_message")
+    entries = _await_reply(hook, read_turn, path, prompt_id, last)
     if entries and entries[0].role == "user" and parse_command(entries[0].text):
         hook.state.update(hook.session_id, lambda record: record.pop("pending", None))
         return  # a /mem-* command: memory of memory is noise
     record = hook.state.session(hook.session_id)
     observed = set(record.get("observed", []))
     memories = [_entry_memory(e) for e in entries if e.id not in observed]
-    last = _text(hook.payload, "last_assistant_message")
     replies = [e.text for e in entries if e.role == "assistant"]
     if last and last.strip() not in {r.strip() for r in replies}:
         memories.append(_fallback_reply(hook, prompt_id, last))
@@ -293,6 +294,31 @@ def stop(hook: Hook) -> None:
         _feedback(hook, record.get("pending"), prompt_id, "\n\n".join(replies))
     if failure is not None:
         raise failure
+
+
+def _await_reply(
+    hook: Hook,
+    read: Callable[..., list[Any]],
+    path: str | None,
+    prompt_id: str | None,
+    last: str | None,
+) -> list[Any]:
+    """The turn's entries, read again for a moment while the transcript lacks the reply the
+    Stop input carries: the agent can fire Stop before its transcript holds the reply, and a reply
+    stored from the input keeps an id of its own, which a later import of the transcript would
+    store a second time under the transcript's id."""
+    entries = _turn(read, path, prompt_id)
+    if not last or path is None:
+        return entries
+    until = time.monotonic() + min(TRANSCRIPT_WAIT, max(0.0, hook.deadline.left() - 0.5))
+    while not _holds_reply(entries, last) and time.monotonic() < until:
+        time.sleep(0.03)
+        entries = _turn(read, path, prompt_id)
+    return entries
+
+
+def _holds_reply(entries: list[Any], last: str) -> bool:
+    return last.strip() in {e.text.strip() for e in entries if e.role == "assistant"}
 
 
 def _turn(read: Callable[..., list[Any]], path: str | None, prompt_id: str | None) -> list[Any]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import pytest
@@ -117,3 +118,33 @@ def test_read_turn_takes_the_last_turn_from_the_end_of_a_growing_file(tmp_path: 
     assert [e.text for e in read_turn(path, None)] == ["And when does it ship?", "On Friday."]
     # a prompt id the file does not have (an older agent writes none): the last prompt's turn
     assert [e.text for e in read_turn(path, "unknown")] == ["And when does it ship?", "On Friday."]
+
+
+def test_the_stop_hook_waits_a_moment_for_the_reply_to_reach_the_transcript() -> None:
+    """The agent can fire Stop before its transcript holds the reply: the hook reads the turn
+    again until the reply the Stop input carries is in it (so it is stored under the id an
+    import of the transcript gives it), and gives up within its wait when it never comes."""
+    from types import SimpleNamespace
+
+    from disclosure.faces.agent.hooks import TRANSCRIPT_WAIT, _await_reply
+
+    prompt = SimpleNamespace(role="user", text="Which cluster?")
+    reply = SimpleNamespace(role="assistant", text="The eu-west cluster.")
+    reads: list[int] = []
+
+    def late(path: str, prompt_id: str | None) -> list[SimpleNamespace]:
+        reads.append(1)
+        return [prompt, reply] if len(reads) >= 3 else [prompt]
+
+    hook = SimpleNamespace(deadline=SimpleNamespace(left=lambda: 0.9))
+    assert _await_reply(hook, late, "t.jsonl", "p1", "The eu-west cluster.\n") == [prompt, reply]
+    assert len(reads) == 3
+
+    reads.clear()
+    started = time.monotonic()
+    assert _await_reply(hook, lambda p, i: [prompt], "t.jsonl", "p1", "never written") == [prompt]
+    assert TRANSCRIPT_WAIT <= time.monotonic() - started < 5  # it waited, and gave up
+
+    reads.clear()
+    assert _await_reply(hook, late, "t.jsonl", "p1", None) == [prompt]  # nothing to wait for
+    assert len(reads) == 1
