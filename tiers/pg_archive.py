@@ -40,6 +40,7 @@ from tiers.pg_schema import (
     TABLE_NAMES,
     PgConnection,
     SideConnection,
+    created_by,
     ensure_schema,
     lock_key,
     redact,
@@ -80,7 +81,7 @@ class PgArchive(ColdArchive):
         self._seen: int | None = None  # the write version last seen (see changed_elsewhere)
         self._pool: ConnectionPool | None = POOLS.acquire(url)
         try:
-            ensure_schema(self._pool, self.schema, self.where)
+            self._relations = ensure_schema(self._pool, self.schema, self.where)
             if line_counter is not None:
                 self._backfill_line_counts()
             self._seen = self.version()
@@ -191,12 +192,19 @@ class PgArchive(ColdArchive):
         """A handle on this namespace's schema for a store of the layers above (the adaptive
         budget's replies, the citation log, the summaries, the participants), whose tables
         ``ddl`` creates if they are missing; every replica then reads and writes the same
-        rows."""
-        with self._session() as conn:
-            conn.raw.execute("SELECT pg_advisory_xact_lock(%s)", (self._lock_key,))
-            for statement in ddl.split(";"):
-                if statement.strip():
-                    conn.raw.execute(statement)
+        rows. Tables the schema held when it was opened are not created again."""
+        wanted = created_by(ddl)
+        with self._lock:
+            present = wanted is not None and wanted <= self._relations
+        if not present:
+            with self._session() as conn:
+                conn.raw.execute("SELECT pg_advisory_xact_lock(%s)", (self._lock_key,))
+                for statement in ddl.split(";"):
+                    if statement.strip():
+                        conn.raw.execute(statement)
+            if wanted is not None:
+                with self._lock:
+                    self._relations = self._relations | wanted
         return SideConnection(self._session, schema=self.schema, vacuum=self._vacuum)
 
     # -- maintenance ----------------------------------------------------------------------------

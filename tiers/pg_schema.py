@@ -319,27 +319,28 @@ def session(pool: ConnectionPool, schema: str, where: str) -> Iterator[PgConnect
         yield PgConnection(conn)
 
 
-def ensure_schema(pool: ConnectionPool, schema: str, where: str) -> None:
-    """Create the namespace's schema and tables if missing; refuse a newer schema version."""
+_RELATIONS = (
+    "SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
+    "WHERE n.nspname = %s"
+)
+_CREATES = re.compile(
+    r"\s*CREATE\s+(?:UNIQUE\s+)?(?:TABLE|INDEX)\s+IF\s+NOT\s+EXISTS\s+(\w+)\b", re.I
+)
+
+
+def ensure_schema(pool: ConnectionPool, schema: str, where: str) -> frozenset[str]:
+    """Create the namespace's schema and tables if missing; refuse a newer schema version. The
+    names of the tables and indexes the schema holds (one catalog read: a schema that exists is
+    opened without the creation lock, since it became visible complete, in one transaction)."""
     with translate_errors(where), pool.connection() as conn:
-        conn.execute("SELECT pg_advisory_xact_lock(%s)", (_CREATE_LOCK,))
-        exists = conn.execute(
-            "SELECT 1 FROM information_schema.schemata WHERE schema_name = %s", (schema,)
-        ).fetchone()
-        conn.execute("SELECT set_config('search_path', %s, true)", (_quoted(schema),))
-        if exists is None:
-            conn.execute(f"CREATE SCHEMA {_quoted(schema)}")
-            conn.execute("SELECT set_config('search_path', %s, true)", (_quoted(schema),))
-            for statement in _TABLES.split(";"):
-                if statement.strip():
-                    conn.execute(statement)
-            conn.execute(
-                "INSERT INTO meta (key, value) VALUES ('schema_version', %s)",
-                (str(SCHEMA_VERSION),),
-            )
-            logger.info("PostgreSQL archive: created schema %s", schema)
-            return
-        row = conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+        found = _opened(conn, schema)
+        if found is None:
+            conn.execute("SELECT pg_advisory_xact_lock(%s)", (_CREATE_LOCK,))
+            found = _opened(conn, schema)  # another replica may have created it meanwhile
+        if found is None:
+            _create(conn, schema)
+            return frozenset(r[0] for r in conn.execute(_RELATIONS, (schema,)).fetchall())
+    row, relations = found
     version = None if row is None else int(row[0])
     if version is None:
         raise CorruptDataError(f"{where}: the schema has no version: not a complete archive")
@@ -348,6 +349,47 @@ def ensure_schema(pool: ConnectionPool, schema: str, where: str) -> None:
             f"{where}: written by a newer version of tiered-disclosure (schema {version}); "
             f"this version reads schema {SCHEMA_VERSION}"
         )
+    return relations
+
+
+def _opened(conn: psycopg.Connection[Any], schema: str) -> tuple[Any, frozenset[str]] | None:
+    """``schema``'s version row and relation names, or None if there is no such schema."""
+    relations = frozenset(r[0] for r in conn.execute(_RELATIONS, (schema,)).fetchall())
+    if not relations:
+        exists = conn.execute("SELECT 1 FROM pg_namespace WHERE nspname = %s", (schema,))
+        if exists.fetchone() is None:
+            return None
+    if "meta" not in relations:
+        return None, relations
+    row = conn.execute(
+        f"SELECT value FROM {_quoted(schema)}.meta WHERE key = 'schema_version'"
+    ).fetchone()
+    return row, relations
+
+
+def _create(conn: psycopg.Connection[Any], schema: str) -> None:
+    conn.execute(f"CREATE SCHEMA {_quoted(schema)}")
+    conn.execute("SELECT set_config('search_path', %s, true)", (_quoted(schema),))
+    for statement in _TABLES.split(";"):
+        if statement.strip():
+            conn.execute(statement)
+    conn.execute(
+        "INSERT INTO meta (key, value) VALUES ('schema_version', %s)", (str(SCHEMA_VERSION),)
+    )
+    logger.info("PostgreSQL archive: created schema %s", schema)
+
+
+def created_by(ddl: str) -> frozenset[str] | None:
+    """The tables and indexes ``ddl`` creates, or None when one of its statements is anything
+    but a ``CREATE TABLE/INDEX IF NOT EXISTS`` (then it must run to be sure)."""
+    names = []
+    for statement in ddl.split(";"):
+        if statement.strip():
+            match = _CREATES.match(statement)
+            if match is None:
+                return None
+            names.append(match.group(1).lower())
+    return frozenset(names)
 
 
 def was_written(url: str, schema: str, where: str) -> bool:
@@ -356,9 +398,8 @@ def was_written(url: str, schema: str, where: str) -> bool:
     import psycopg
 
     sql = (
-        "SELECT 1 FROM information_schema.schemata WHERE schema_name = %s AND EXISTS "
-        "(SELECT 1 FROM information_schema.tables WHERE table_schema = %s "
-        "AND table_name = 'stats')"
+        "SELECT 1 FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
+        "WHERE n.nspname = %s AND c.relname = 'stats'"
     )
     with translate_errors(where):
         pool = POOLS.peek(url)
@@ -370,7 +411,7 @@ def was_written(url: str, schema: str, where: str) -> bool:
 
 
 def _written(conn: psycopg.Connection[Any], sql: str, schema: str) -> bool:
-    if conn.execute(sql, (schema, schema)).fetchone() is None:
+    if conn.execute(sql, (schema,)).fetchone() is None:
         return False
     row = conn.execute(f"SELECT version FROM {_quoted(schema)}.stats").fetchone()
     return row is not None and int(row[0]) > 0

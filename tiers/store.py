@@ -131,8 +131,11 @@ class TieredStore:
                 check_vectors=warm is None,  # a warm tier the caller built is the caller's
             )
             self.hot = HotTier(self.config.hot, self.tokenizer)
-            self._restore_hot()
-            self.warm = warm if warm is not None else self._build_warm(embedder)
+            if warm is None and embedder is not None and self.config.warm.backend == "server":
+                self.warm = self._restore_beside_warm(embedder)
+            else:
+                self._restore_hot()
+                self.warm = warm if warm is not None else self._build_warm(embedder)
             self._sync = self._start_sync()
         except BaseException:
             self.close()
@@ -152,6 +155,30 @@ class TieredStore:
             path, config, embedder, state_dir=state, exclusive=not self.shared
         )
         return warm
+
+    def _restore_beside_warm(self, embedder: Embedder) -> WarmIndex | None:
+        """The hot set restored while a thread finds the Chroma server's collection: two
+        round trips to two servers, waited for at once instead of one after the other."""
+        built: list[WarmIndex | None] = []
+        failed: list[BaseException] = []
+
+        def build() -> None:
+            try:
+                built.append(self._build_warm(embedder))
+            except BaseException as exc:  # raised below, in the opening thread
+                failed.append(exc)
+
+        thread = threading.Thread(target=build, name="warm-open", daemon=True)
+        thread.start()
+        try:
+            self._restore_hot()
+        finally:
+            thread.join()
+            if built:
+                self.warm = built[0]  # closed by close() if the restore failed
+        if failed:
+            raise failed[0]
+        return self.warm
 
     def _start_sync(self) -> WarmSync | None:
         if self.warm is None:

@@ -221,10 +221,12 @@ class Readiness:
             get_token_counter,
             render_context,
         )
+        from safeguards.injection_lexicon import load_lexicon
         from safeguards.injection_model import load_model
         from tiers.memory import Memory
 
         load_model()  # else read when a text first needs it: in a first answer's rendering
+        load_lexicon().prepare()  # else its patterns compile as a first answer's texts meet them
 
         profile = self.pool.profile
         counter = get_token_counter(profile.tokens.encoding)
