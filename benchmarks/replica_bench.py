@@ -191,14 +191,14 @@ def mixed_load(
                         json={"memories": _turns(user, chunk)},
                     )  # fmt: skip
                     reply.raise_for_status()
-            _wait_drained(client, first[0], users)
+            wait_drained(client, first[0], users)
         rows.append(_Load([first[0]], users, probes).run(args.clients, args.seconds))
         second = _start_replica(base_dir / "replica-b", pg.url, chroma.url)
         processes.append(second[1])
         with httpx.Client(timeout=300) as client:
             for user in users:  # the second replica opens every namespace before timing
                 client.post(f"{second[0]}/v1/disclose", params={"user": user}, json={"query": "x"})
-            _wait_drained(client, first[0], users)
+            wait_drained(client, first[0], users)
         rows.append(_Load([first[0], second[0]], users, probes).run(args.clients, args.seconds))
     finally:
         for process in processes:
@@ -211,7 +211,8 @@ def mixed_load(
     return rows
 
 
-def _wait_drained(client: httpx.Client, base: str, users: Sequence[str]) -> None:
+def wait_drained(client: httpx.Client, base: str, users: Sequence[str]) -> None:
+    """Until no namespace of ``users`` has memories waiting for their vectors (30 min at most)."""
     deadline = time.monotonic() + 1800
     for user in users:
         while client.get(f"{base}/v1/stats", params={"user": user}).json()["stats"]["store"][

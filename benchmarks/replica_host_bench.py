@@ -54,6 +54,7 @@ from typing import Any
 import httpx
 
 from benchmarks.corpus import generate, queries
+from benchmarks.replica_bench import wait_drained
 from tests.pg_server import PostgresServer, free_port
 from tiers.chroma_server import ChromaServer
 
@@ -149,14 +150,7 @@ def preload(base: str, users: Sequence[str], corpus: Sequence[Any], batch: int =
                     json={"memories": _turns(user, corpus[start : start + batch])},
                 )  # fmt: skip
                 reply.raise_for_status()
-        deadline = time.monotonic() + 1800
-        for user in users:
-            while client.get(f"{base}/v1/stats", params={"user": user}).json()["stats"]["store"][
-                "pending"
-            ]:
-                if time.monotonic() > deadline:
-                    raise SystemExit("the outbox did not drain")
-                time.sleep(0.5)
+        wait_drained(client, base, users)
 
 
 # -- 1. two replicas, one root, a mixed load -------------------------------------------------------
