@@ -4,7 +4,7 @@ replaced with a memory's content, and emptied of what a forget removes."""
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from analyzers import facets_many
@@ -125,6 +125,20 @@ def test_with_deferred_enrichment_the_drain_worker_indexes(tmp_path: Path) -> No
         assert c.facets.of(["t1"]) == {}
 
 
+def _held_reader() -> tuple[
+    threading.Event, threading.Event, Callable[[Sequence[str]], list[tuple[str, ...]]]
+]:
+    """A reader of facets that says when it starts and waits for ``release`` to finish."""
+    started, release = threading.Event(), threading.Event()
+
+    def slow(texts: Sequence[str]) -> list[tuple[str, ...]]:
+        started.set()
+        release.wait(timeout=30)
+        return facets_many(texts)
+
+    return started, release, slow
+
+
 def _worker_parts(tmp_path: Path) -> tuple[FacetIndex, TieredStore]:
     store = TieredStore(tmp_path / "store")
     store.ingest([Memory(id=t["id"], content=t["content"], speaker=t["speaker"]) for t in TURNS])
@@ -163,13 +177,7 @@ def test_pending_work_survives_a_restart(tmp_path: Path) -> None:
 
 def test_a_memory_changed_while_indexed_is_indexed_again(tmp_path: Path) -> None:
     index, store = _worker_parts(tmp_path)
-    started, release = threading.Event(), threading.Event()
-
-    def slow(texts: Sequence[str]) -> list[tuple[str, ...]]:
-        started.set()
-        release.wait(timeout=30)
-        return facets_many(texts)
-
+    started, release, slow = _held_reader()
     worker = FacetWorker(index, store.get, slow)
     try:
         worker.submit(["j1"])
@@ -189,13 +197,7 @@ def test_a_memory_changed_while_indexed_is_indexed_again(tmp_path: Path) -> None
 
 def test_a_memory_forgotten_while_indexed_leaves_nothing(tmp_path: Path) -> None:
     index, store = _worker_parts(tmp_path)
-    started, release = threading.Event(), threading.Event()
-
-    def slow(texts: Sequence[str]) -> list[tuple[str, ...]]:
-        started.set()
-        release.wait(timeout=30)
-        return facets_many(texts)
-
+    started, release, slow = _held_reader()
     worker = FacetWorker(index, store.get, slow)
     try:
         worker.submit(["t1"])
