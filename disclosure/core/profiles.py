@@ -144,10 +144,14 @@ class NeedConfig(_Section):
     less ``price`` per thousand tokens, within the level's ceiling. Applies while the budget has
     not learned a use model from feedback and no budget was given, below the comprehensive level
     and unless the query says how much it wants (an override phrase); off (``enabled: false``),
-    and where it does not apply, the budget starts at ``default x (0.5 + complexity)``."""
+    and where it does not apply, the budget starts at ``default x (0.5 + complexity)``.
+    ``gather_min``: a question that asks for a set or a count ("which cities ...", "how many
+    ...") gets at least this many tokens (within the level's ceiling; 0: what the model says),
+    for a profile that would rather have all of a gathered answer than the fewest tokens."""
 
     enabled: bool = True
     price: float = Field(default=0.12, gt=0.0, le=10.0)
+    gather_min: int = Field(default=0, ge=0)
     weights: dict[str, float] = Field(default_factory=_need_weights)
 
     @field_validator("weights")
@@ -253,6 +257,9 @@ class FusionConfig(_Section):
     (applied when both the vector and the BM25 lists answered). ``relative_chance``: nor are
     candidates whose chance is below this share of the best candidate's, so a query with a sure
     answer stops early while one whose candidates look alike fills its budget (same condition).
+    ``gather_floor_scale``: for a question that asks for a set or a count, both floors are
+    multiplied by this (1: as for any question; 0: no floor), so evidence spread thin over many
+    sessions, each piece of it unlikely on its own, is not cut before the budget is spent.
     """
 
     method: Literal["learned", "rrf"] = "learned"
@@ -268,6 +275,7 @@ class FusionConfig(_Section):
     session_boost_top: int = Field(default=10, ge=1)
     entity_boost: float = Field(default=0.0, ge=0.0, le=10.0)
     gather_items: int = Field(default=50, ge=0)
+    gather_floor_scale: float = Field(default=1.0, ge=0.0, le=1.0)
 
     @field_validator("weights")
     @classmethod

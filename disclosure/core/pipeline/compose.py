@@ -127,8 +127,13 @@ class Composer:
             query=query_signals(analysis, named),
         )
         found = decide(shape, need.weights, price=need.price, ceiling=decision.ceiling)
-        return replace(decision, tokens=found.tokens, reason=f"{found.reason}; ceiling "
-                       f"{decision.ceiling}", by_need=False)  # fmt: skip
+        tokens, reason = found.tokens, found.reason
+        least = min(need.gather_min, decision.ceiling)
+        if tokens < least and "enumeration" in analysis.detected_signals:
+            tokens = least
+            reason += f"; raised to {least}: a set or a count is asked for (budget.need.gather_min)"
+        return replace(decision, tokens=tokens, reason=f"{reason}; ceiling {decision.ceiling}",
+                       by_need=False)  # fmt: skip
 
     def _costs(self, hits: Sequence[Candidate]) -> dict[str, int]:
         """What each candidate's line costs: the archive's count, else counted here."""

@@ -103,12 +103,7 @@ class Gatherer:
         priors = self._priors(lists, named, analysis.entities)
         if self.fusion.method == "learned":
             ask = self.ask(lists, query, analysis, config, named)
-            floor = None
-            floors = self.fusion.min_chance or self.fusion.relative_chance
-            if floors and lists.get("warm") and lists.get("cold"):
-                # Only when the model saw both of its main inputs: with a tier disabled or
-                # down, every chance is underestimated and the floor would drop too much.
-                floor = (self.fusion.min_chance, self.fusion.relative_chance)
+            floor = chance_floors(self.fusion, analysis, lists)
             return rank(lists, ask, self.fusion.learned, priors=priors, floor=floor)
         return fuse(
             lists,
@@ -307,3 +302,19 @@ def _mentioned(memory: Memory, sought: Sequence[str]) -> float:
     own = {e.casefold() for e in memory.entities}
     text = memory.content.casefold()
     return sum(1 for e in sought if e in own or e in text) / len(sought)
+
+
+def chance_floors(
+    fusion: FusionConfig, analysis: QueryAnalysis, lists: Mapping[str, Sequence[object]]
+) -> tuple[float, float] | None:
+    """The learned ranking's ``(absolute, relative)`` chance floors for this query, or None.
+
+    None when both floors are 0, or when the vector or the BM25 list is missing or empty: with a
+    tier disabled or down every chance is underestimated and a floor would drop too much. A
+    query that asks for a set or a count has both floors times ``fusion.gather_floor_scale``."""
+    if not (fusion.min_chance or fusion.relative_chance):
+        return None
+    if not (lists.get("warm") and lists.get("cold")):
+        return None
+    scale = fusion.gather_floor_scale if "enumeration" in analysis.detected_signals else 1.0
+    return (fusion.min_chance * scale, fusion.relative_chance * scale)

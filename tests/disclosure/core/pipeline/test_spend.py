@@ -187,3 +187,46 @@ def test_the_default_profile_spends_by_need_and_lean_profiles_do_not() -> None:
 
 def test_the_shipped_weights_name_known_features() -> None:
     assert set(NEED_WEIGHTS) <= {"bias", *FEATURES}
+
+
+def test_a_set_asked_for_gets_at_least_gather_min(tmp_path: Path) -> None:
+    """``budget.need.gather_min`` lifts what the model predicts for a question that asks for a
+    set or a count, and says so; other questions keep the model's budget."""
+    enumerating = "Which jobs run every week?"
+    with DisclosureController(_lean(enabled=True), data_dir=tmp_path / "off") as c:
+        c.ingest(TURNS)
+        as_predicted = c.disclose(enumerating)
+        assert "enumeration" in as_predicted.analysis.detected_signals
+        assert as_predicted.budget < 1200
+        assert "gather_min" not in as_predicted.budget_reason
+    with DisclosureController(_lean(enabled=True, gather_min=1200), data_dir=tmp_path / "on") as c:
+        c.ingest(TURNS)
+        lifted = c.disclose(enumerating)
+        assert lifted.budget == 1200
+        assert "raised to 1200: a set or a count is asked for" in lifted.budget_reason
+        assert lifted.tokens_used <= lifted.budget
+        single = c.disclose("When does the staging database password rotate?")
+        assert "enumeration" not in single.analysis.detected_signals
+        assert single.budget < 1200 and "gather_min" not in single.budget_reason
+        capped = c.disclose(enumerating, level="minimal")  # never above the level's ceiling
+        assert capped.budget <= 600
+
+
+def test_a_set_asked_for_scales_the_chance_floors() -> None:
+    from disclosure.core.pipeline.gather import chance_floors
+    from disclosure.core.profiles import FusionConfig
+
+    analyzer = QueryComplexityAnalyzer(AnalyzerConfig(spacy_pipeline=None))
+    gathering = analyzer.analyze("Which cities has Ana visited?")
+    single = analyzer.analyze("When does the staging database password rotate?")
+    assert "enumeration" in gathering.detected_signals
+    assert "enumeration" not in single.detected_signals
+    both = {"warm": [object()], "cold": [object()]}
+    fusion = FusionConfig(min_chance=0.004, relative_chance=0.02, gather_floor_scale=0.25)
+    assert chance_floors(fusion, single, both) == (0.004, 0.02)
+    assert chance_floors(fusion, gathering, both) == (0.001, 0.005)
+    assert chance_floors(FusionConfig(gather_floor_scale=0.0), gathering, both) == (0.0, 0.0)
+    assert chance_floors(fusion, gathering, {"warm": [object()], "cold": []}) is None
+    assert chance_floors(FusionConfig(min_chance=0, relative_chance=0), single, both) is None
+    with pytest.raises(ValueError):
+        FusionConfig(gather_floor_scale=1.5)
