@@ -35,7 +35,9 @@ class FormattingConfig(_Section):
     ``excerpt_tokens`` is read by the controller, not the formatters: a memory whose line is
     longer is disclosed at the index layer as its excerpt about the query (0: always whole);
     ``excerpt_whole_if_room``: shown whole after all, when the budget left after packing holds
-    the rest of it.
+    the rest of it; ``excerpt_whole_first``: a long memory is shown whole wherever it fits in
+    the order the candidates are packed, before the candidates after it, and cut to its excerpt
+    only where it does not.
     """
 
     header: Literal["full", "compact", "none"] = "compact"
@@ -45,6 +47,7 @@ class FormattingConfig(_Section):
     max_item_tokens: int = Field(default=0, ge=0)
     excerpt_tokens: int = Field(default=400, ge=0)
     excerpt_whole_if_room: bool = True
+    excerpt_whole_first: bool = True
     max_entities: int = Field(default=3, ge=0)
     meta_chars: int = Field(default=160, ge=0)
     min_cut_tokens: int = Field(default=8, ge=1)

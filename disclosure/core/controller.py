@@ -452,7 +452,9 @@ class DisclosureController(LongTermMemory):
                             full_history_tokens=full,
                         )
 
-                    rendered = render(items)
+                    items, rendered = self.composer.whole_first(
+                        items, render, whole={m.id: m for m in shown}
+                    )
                     items, rendered = self.composer.whole_if_room(
                         items, rendered, render, whole={m.id: m for m in shown}
                     )

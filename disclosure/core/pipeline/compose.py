@@ -299,6 +299,41 @@ class Composer:
             options=self.profile.formatting,
         )
 
+    def whole_first(
+        self,
+        items: Sequence[RenderItem],
+        render: Callable[[Sequence[RenderItem]], Rendered],
+        *,
+        whole: Mapping[str, Memory],
+    ) -> tuple[list[RenderItem], Rendered]:
+        """Excerpts shown whole where they fit in packing order (``excerpt_whole_first``).
+
+        The candidates' order and the budget chosen by need both count a long memory at its
+        whole length, so packing its excerpt instead frees room that goes to candidates after
+        it, while the memory itself is shown only in part. Here each excerpted memory is put
+        back whole and the items packed; those that then no longer fit (or fit only cut)
+        go back to their excerpt and the items are packed once more. ``whole``: the memories in
+        hand, uncut, by id (others are read from the archive)."""
+        cut = [n for n, item in enumerate(items) if item.omitted_tokens]
+        if not cut or not self.profile.formatting.excerpt_whole_first:
+            return list(items), render(items)
+        wanted = [items[n].memory.id for n in cut]
+        missing = [i for i in wanted if i not in whole]
+        found = {**whole, **{m.id: m for m in self.store.get(missing)}} if missing else whole
+        grown = list(items)
+        for n in cut:
+            memory = found.get(items[n].memory.id)
+            if memory is not None:
+                grown[n] = replace(grown[n], memory=memory, omitted_tokens=0)
+        again = render(grown)
+        fitted = {i.id for i in again.items if not i.truncated}
+        back = [n for n in cut if grown[n].memory.id not in fitted and not grown[n].omitted_tokens]
+        if back:
+            for n in back:
+                grown[n] = items[n]
+            again = render(grown)
+        return grown, again
+
     def whole_if_room(
         self,
         items: Sequence[RenderItem],

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from disclosure import DisclosureController
+from disclosure.core.pipeline.compose import Composer
 from disclosure.core.pipeline.excerpts import excerpt
-from formatters import get_token_counter
+from formatters import Rendered, RenderItem, get_formatter, get_token_counter
 from tests.disclosure.conftest import make_lean_profile
+from tiers import Memory
 from tiers.text import Tokenizer
 
 COUNT = get_token_counter("cl100k_base")
@@ -66,20 +69,79 @@ def test_a_long_memory_is_disclosed_as_its_excerpt_and_shown_whole(tmp_path: Pat
 
 
 def test_an_excerpt_is_shown_whole_when_the_budget_has_room(tmp_path: Path) -> None:
-    """Once everything else is in, unspent budget that holds the rest of an excerpted memory
-    shows it whole; with ``excerpt_whole_if_room`` off, the excerpt stays."""
-    with DisclosureController(make_lean_profile(), data_dir=tmp_path / "grow") as memory:
+    """With ``excerpt_whole_first`` off: once everything else is in, unspent budget that holds
+    the rest of an excerpted memory shows it whole; with ``excerpt_whole_if_room`` off too, the
+    excerpt stays."""
+    profile = make_lean_profile()
+    first_off = profile.formatting.model_copy(update={"excerpt_whole_first": False})
+    grow = profile.model_copy(update={"formatting": first_off})
+    with DisclosureController(grow, data_dir=tmp_path / "grow") as memory:
         memory.ingest(MEMORIES)
         result = memory.disclose(QUERY, budget=2000)
         item = next(i for i in result.items if i.id == "answer")
         assert not item.excerpt and item.omitted_tokens == 0
         assert FILLER[0] in result.text and FILLER[-1] in result.text
         assert result.tokens_used <= 2000
-    profile = make_lean_profile()
-    formatting = profile.formatting.model_copy(update={"excerpt_whole_if_room": False})
+    formatting = profile.formatting.model_copy(
+        update={"excerpt_whole_if_room": False, "excerpt_whole_first": False}
+    )
     stay = profile.model_copy(update={"formatting": formatting})
     with DisclosureController(stay, data_dir=tmp_path / "stay") as memory:
         memory.ingest(MEMORIES)
         result = memory.disclose(QUERY, budget=2000)
         item = next(i for i in result.items if i.id == "answer")
         assert item.excerpt and item.omitted_tokens > 300 and FILLER[0] not in result.text
+
+
+def composer(whole_first: bool) -> Composer:
+    """A composer whose ``whole_first`` reads the memories in hand (no store needed)."""
+    profile = make_lean_profile()
+    formatting = profile.formatting.model_copy(update={"excerpt_whole_first": whole_first})
+    return Composer(profile.model_copy(update={"formatting": formatting}), None, None, COUNT)  # type: ignore[arg-type]
+
+
+def packer(budget: int) -> Callable[[Sequence[RenderItem]], Rendered]:
+    fmt = get_formatter("full_content")
+    return lambda items: fmt.render(items, budget=budget, counter=COUNT)
+
+
+WHOLE = Memory(id="answer", speaker="assistant", content=LONG)
+CUT = excerpt(LONG, terms("Lake Charles refinery processes"), tokenizer=Tokenizer(), counter=COUNT,
+              limit=120)  # fmt: skip
+AHEAD = [RenderItem(Memory(id=f"ahead{i}", content=f"Refinery site {i}.")) for i in range(3)]
+AFTER = [RenderItem(Memory(id=f"after{i}", content=f"A run on day {i}.")) for i in range(40)]
+
+
+def excerpted() -> list[RenderItem]:
+    assert CUT is not None
+    cut = WHOLE.model_copy(update={"content": CUT.text})
+    answer = RenderItem(cut, omitted_tokens=CUT.omitted_tokens)
+    return [*AHEAD, answer, *AFTER]
+
+
+def test_whole_first_shows_a_long_memory_whole_before_the_candidates_after_it() -> None:
+    """``excerpt_whole_first``: the long memory is shown whole where it fits in packing order;
+    every item before it stays, items after it make way; the budget holds. Without the setting
+    the items are packed as they come, the excerpt among them."""
+    budget = COUNT(LONG) + 200
+    items = excerpted()
+    kept, rendered = composer(True).whole_first(items, packer(budget), whole={"answer": WHOLE})
+    ids = [i.id for i in rendered.items]
+    assert kept[3].memory.content == LONG and kept[3].omitted_tokens == 0
+    assert FILLER[0] in rendered.text and FILLER[-1] in rendered.text
+    assert {"ahead0", "ahead1", "ahead2", "answer"} <= set(ids) and rendered.tokens <= budget
+    plain, before = composer(False).whole_first(items, packer(budget), whole={"answer": WHOLE})
+    assert plain == items and FILLER[0] not in before.text
+    assert len([i for i in before.items if i.id.startswith("after")]) > len(
+        [i for i in ids if i.startswith("after")]
+    )
+
+
+def test_whole_first_keeps_the_excerpt_where_the_whole_does_not_fit() -> None:
+    """A budget too small for the whole memory after the items ahead of it: the excerpt stays
+    and is shown, and so is everything ahead of it."""
+    items = excerpted()
+    kept, rendered = composer(True).whole_first(items, packer(400), whole={"answer": WHOLE})
+    assert kept[3] == items[3] and ANSWER in rendered.text and FILLER[0] not in rendered.text
+    assert {"ahead0", "ahead1", "ahead2", "answer"} <= {i.id for i in rendered.items}
+    assert rendered.tokens <= 400
