@@ -260,6 +260,9 @@ class FusionConfig(_Section):
     ``gather_floor_scale``: for a question that asks for a set or a count, both floors are
     multiplied by this (1: as for any question; 0: no floor), so evidence spread thin over many
     sessions, each piece of it unlikely on its own, is not cut before the budget is spent.
+    ``cover_alternatives``: for a question that weighs two things (``which came first, A or
+    B?``), each side's best match by the archive's BM25 is raised to the leader's chance, so the
+    evidence of both is packed (``disclosure.core.pipeline.alternatives``).
     """
 
     method: Literal["learned", "rrf"] = "learned"
@@ -276,6 +279,7 @@ class FusionConfig(_Section):
     entity_boost: float = Field(default=0.0, ge=0.0, le=10.0)
     gather_items: int = Field(default=50, ge=0)
     gather_floor_scale: float = Field(default=1.0, ge=0.0, le=1.0)
+    cover_alternatives: bool = True
 
     @field_validator("weights")
     @classmethod

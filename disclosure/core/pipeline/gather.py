@@ -21,6 +21,7 @@ from concurrent.futures import Executor, Future
 from datetime import datetime
 
 from analyzers import DisclosureLevel, QueryAnalysis
+from disclosure.core.pipeline.alternatives import lift_sides, sides
 from disclosure.core.pipeline.caches import DisclosureCaches
 from disclosure.core.pipeline.facets import FacetIndex
 from disclosure.core.pipeline.fusion import Candidate, fuse
@@ -34,6 +35,7 @@ from tiers.memory import ScoredMemory
 log = logging.getLogger(__name__)
 
 Search = Callable[[], list[ScoredMemory]]
+_SIDE_ITEMS = 10  # BM25 hits read for each side of a question that weighs two things
 
 
 class Gatherer:
@@ -104,7 +106,11 @@ class Gatherer:
         if self.fusion.method == "learned":
             ask = self.ask(lists, query, analysis, config, named)
             floor = chance_floors(self.fusion, analysis, lists)
-            return rank(lists, ask, self.fusion.learned, priors=priors, floor=floor)
+            ranked = rank(lists, ask, self.fusion.learned, priors=priors, floor=floor)
+            weighed = sides(query) if self.fusion.cover_alternatives else None
+            if weighed is not None and config.cold_search:
+                return lift_sides(ranked, weighed, self._side_search(config))
+            return ranked
         return fuse(
             lists,
             weights=self.fusion.weights,
@@ -113,6 +119,11 @@ class Gatherer:
             session_boost=self.fusion.session_boost,
             session_boost_top=self.fusion.session_boost_top,
         )
+
+    def _side_search(self, config: LevelConfig) -> Callable[[str], list[ScoredMemory]]:
+        """The archive's BM25 for one side of a question that weighs two things."""
+        depth = max(1, min(config.cold_items, _SIDE_ITEMS))
+        return lambda side: self.store.search("cold", side, depth)
 
     def ask(
         self,
