@@ -452,11 +452,10 @@ class DisclosureController(LongTermMemory):
                             full_history_tokens=full,
                         )
 
-                    items, rendered = self.composer.whole_first(
-                        items, render, whole={m.id: m for m in shown}
-                    )
+                    uncut = {m.id: m for m in shown}
+                    items, rendered = self.composer.whole_first(items, render, whole=uncut)
                     items, rendered = self.composer.whole_if_room(
-                        items, rendered, render, whole={m.id: m for m in shown}
+                        items, rendered, render, whole=uncut
                     )
                     rendered = with_overview(rendered, overview, decision.tokens, self.counter)
                     rendered = restyle(

@@ -317,9 +317,7 @@ class Composer:
         cut = [n for n, item in enumerate(items) if item.omitted_tokens]
         if not cut or not self.profile.formatting.excerpt_whole_first:
             return list(items), render(items)
-        wanted = [items[n].memory.id for n in cut]
-        missing = [i for i in wanted if i not in whole]
-        found = {**whole, **{m.id: m for m in self.store.get(missing)}} if missing else whole
+        found = self._uncut([items[n].memory.id for n in cut], whole)
         grown = list(items)
         for n in cut:
             memory = found.get(items[n].memory.id)
@@ -333,6 +331,12 @@ class Composer:
                 grown[n] = items[n]
             again = render(grown)
         return grown, again
+
+    def _uncut(self, ids: Sequence[str], whole: Mapping[str, Memory]) -> Mapping[str, Memory]:
+        """``whole`` (the memories in hand, uncut, by id) with those of ``ids`` it lacks read
+        from the archive."""
+        missing = [i for i in ids if i not in whole]
+        return {**whole, **{m.id: m for m in self.store.get(missing)}} if missing else whole
 
     def whole_if_room(
         self,
@@ -363,8 +367,7 @@ class Composer:
                 room -= omitted
         if not wanted:
             return list(items), rendered
-        missing = [i for i in wanted if i not in whole]
-        found = {**whole, **{m.id: m for m in self.store.get(missing)}} if missing else whole
+        found = self._uncut(list(wanted), whole)
         for memory_id, n in wanted.items():
             if memory_id in found:
                 grown[n] = replace(grown[n], memory=found[memory_id], omitted_tokens=0)
