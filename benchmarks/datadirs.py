@@ -119,7 +119,11 @@ def _append_cold_only(path: Path, start: int, total: int) -> float:
     counter = get_token_counter(profile.tokens.encoding)
     started = time.perf_counter()
     with TieredStore(
-        path, profile.tiers, line_counter=counter, citation_length=profile.citations.length
+        path,
+        profile.tiers,
+        line_counter=counter,
+        citation_length=profile.citations.length,
+        citation_alphabet=profile.citations.alphabet,
     ) as store:
         for chunk in batched(_skip(generate(total, seed=SEED), start), 5_000):
             prepared, _ = prepare(chunk, profile.analyzer)

@@ -1,7 +1,8 @@
 """Citations as they read in a context and in a model's reply: ``[mem:a7Bc3x]``.
 
-The code itself (a base64url prefix of the memory id's sha256, lengthened on collision) is
-computed where memories are stored (``tiers.citations``); this module only formats and finds them.
+The code itself (a prefix of the memory id's sha256 in decimal digits, or base64url as codes
+were made before, lengthened on collision) is computed where memories are stored
+(``tiers.citations``); this module only formats and finds them.
 
 The shared pattern, :data:`CITATION_PATTERN`, is the contract between the formatters (which write
 citations), the feedback loop (which finds the ones a reply quotes) and the query analyzer (which
@@ -11,8 +12,9 @@ because ``analyzers`` imports nothing of ours; change both together::
     (?<![A-Za-z0-9_-])(?i:mem):([A-Za-z0-9_-]{4,16})(?![A-Za-z0-9_-])
 
 Group 1 is the code. The prefix matches in any case (a model may write ``MEM:``), the code is
-case-sensitive (it is base64url). Brackets are optional: ``[mem:a7Bc3x]``, ``mem:a7Bc3x`` and
-``(see mem:a7Bc3x)`` all match; ``mem:a7`` (too short) and ``xmem:a7Bc3x`` do not.
+case-sensitive (a base64url code's case is part of it). Brackets are optional:
+``[mem:a7Bc3x]``, ``mem:a7Bc3x`` and ``(see mem:a7Bc3x)`` all match; ``mem:a7`` (too short) and
+``xmem:a7Bc3x`` do not.
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ __all__ = [
     "parse_citations",
 ]
 
-#: A citation code: 4 to 16 base64url characters (the profile's ``citations.length``).
+#: A citation code: 4 to 16 digits or base64url characters (the profile's ``citations.length``).
 CODE_PATTERN = r"[A-Za-z0-9_-]{4,16}"
 _PREFIX = re.compile(r"^[a-z][a-z0-9_-]{0,15}$")
 

@@ -18,11 +18,14 @@ class TokenConfig(_Section):
 
 
 class CitationConfig(_Section):
-    """Citations such as ``[mem:a7Bc3x]``: a short base64url prefix of the id's sha256."""
+    """Citations such as ``[mem:483920]``: a short prefix of the id's sha256, in decimal digits
+    (two tokens for six) or base64url (``[mem:a7Bc3x]``, about four). A memory keeps the code
+    it was given; the alphabet applies to memories stored after it is set."""
 
     enabled: bool = True
     prefix: str = Field(default="mem", pattern=r"^[a-z][a-z0-9_-]{0,15}$")
     length: int = Field(default=6, ge=4, le=16)
+    alphabet: Literal["digits", "base64url"] = "digits"
     # inline: [mem:a7Bc3x] where the memory is; footnote: markers [1] in the text and the
     # sources listed at the end; reference: the sources listed at the end only.
     style: Literal["inline", "footnote", "reference"] = "inline"

@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from tiers.citations import DEFAULT_ALPHABET
 from tiers.cold import ColdArchive, LineCounter
 from tiers.config import DATABASE_URL_VARIABLE, TiersConfig
 from tiers.erasure import CHROMA_FILE
@@ -73,6 +74,7 @@ def open_archive(
     line_counter: LineCounter | None,
     citation_length: int,
     check_vectors: bool,
+    citation_alphabet: str = DEFAULT_ALPHABET,
 ) -> tuple[ColdArchive, Outbox]:
     """The archive and its outbox. PostgreSQL: the namespace's schema (by default named after
     the data directory, which is the service's directory name of the namespace)."""
@@ -87,6 +89,7 @@ def open_archive(
             tokenizer=tokenizer,
             line_counter=line_counter,
             citation_length=citation_length,
+            citation_alphabet=citation_alphabet,
         )
         return archive, PgOutbox(archive, config.outbox)
     if check_vectors:
@@ -97,6 +100,7 @@ def open_archive(
         tokenizer=tokenizer,
         line_counter=line_counter,
         citation_length=citation_length,
+        citation_alphabet=citation_alphabet,
     )
     return cold, Outbox(cold, config.outbox)
 

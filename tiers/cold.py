@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from tiers.bm25 import normalise
-from tiers.citations import MAX_CODE_LENGTH, assign_citation
+from tiers.citations import ALPHABETS, DEFAULT_ALPHABET, MAX_CODE_LENGTH, assign_citation
 from tiers.config import ColdConfig
 from tiers.erasure import truncate_wal
 from tiers.errors import InvalidInputError, MemoryNotFoundError, StorageError, TierClosedError
@@ -127,7 +127,9 @@ class ArchiveTxn:
         return PutResult("replaced", previous, same)
 
     def _insert(self, memory: Memory, sha: str, lines: int | None) -> None:
-        code = assign_citation(memory.id, self.archive.citation_length, self._holder)
+        code = assign_citation(
+            memory.id, self.archive.citation_length, self._holder, self.archive.citation_alphabet
+        )
         row = self.conn.execute(
             "INSERT INTO memories (id, session_id, ts_us, content_sha, citation, line_tokens, body)"
             " VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING seq",
@@ -194,8 +196,8 @@ class ColdArchive:
 
     ``data_dir`` holds ``archive.sqlite3`` (created if missing). ``line_counter`` counts the
     tokens of each memory's history line (:func:`tiers.history.history_line`); rows written
-    without one are counted when an archive is opened with one. ``citation_length`` is the
-    profile's ``citations.length``.
+    without one are counted when an archive is opened with one. ``citation_length`` and
+    ``citation_alphabet`` are the profile's ``citations.length`` and ``citations.alphabet``.
     """
 
     name = "cold"
@@ -208,8 +210,9 @@ class ColdArchive:
         tokenizer: Tokenizer | None = None,
         line_counter: LineCounter | None = None,
         citation_length: int = 6,
+        citation_alphabet: str = DEFAULT_ALPHABET,
     ) -> None:
-        self._settings(config, tokenizer, line_counter, citation_length)
+        self._settings(config, tokenizer, line_counter, citation_length, citation_alphabet)
         self._dir = Path(data_dir)
         try:
             self._dir.mkdir(parents=True, exist_ok=True)
@@ -240,6 +243,7 @@ class ColdArchive:
         tokenizer: Tokenizer | None,
         line_counter: LineCounter | None,
         citation_length: int,
+        citation_alphabet: str = DEFAULT_ALPHABET,
     ) -> None:
         """What every archive backend sets up before opening its storage."""
         self.config = config or ColdConfig()
@@ -247,7 +251,13 @@ class ColdArchive:
             raise InvalidInputError(
                 f"citation_length must lie in 1..{MAX_CODE_LENGTH}, not {citation_length}"
             )
+        if citation_alphabet not in ALPHABETS:
+            raise InvalidInputError(
+                f"citation_alphabet must be one of {', '.join(ALPHABETS)}, "
+                f"not {citation_alphabet!r}"
+            )
         self.citation_length = citation_length
+        self.citation_alphabet = citation_alphabet
         self.tokenizer = tokenizer or Tokenizer()
         self._line_counter = line_counter
 

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tiers.bm25 import normalise
+from tiers.citations import DEFAULT_ALPHABET
 from tiers.cold import _PREDECESSOR, ArchiveTxn, ColdArchive, LineCounter
 from tiers.config import ColdConfig
 from tiers.errors import CorruptDataError, TierClosedError
@@ -68,9 +69,10 @@ class PgArchive(ColdArchive):
         tokenizer: Tokenizer | None = None,
         line_counter: LineCounter | None = None,
         citation_length: int = 6,
+        citation_alphabet: str = DEFAULT_ALPHABET,
     ) -> None:
         # ColdArchive.__init__ opens a SQLite file: the rest of what it sets up is set up here.
-        self._settings(config, tokenizer, line_counter, citation_length)
+        self._settings(config, tokenizer, line_counter, citation_length, citation_alphabet)
         self.namespace = namespace
         self.schema = schema_name(namespace)
         self.url = url

@@ -34,6 +34,7 @@ from typing import Any, Literal
 
 from tiers.backends import database_url, open_archive
 from tiers.base import Embedder
+from tiers.citations import DEFAULT_ALPHABET
 from tiers.cold import ArchiveTxn, ColdArchive, LineCounter, content_sha
 from tiers.config import TiersConfig
 from tiers.errors import InvalidInputError, TierClosedError
@@ -69,7 +70,8 @@ class TieredStore:
     ``config.warm`` in ``data_dir/warm`` when an ``embedder`` is given; with neither the store
     runs on hot and cold only (if a warm index was attached before, deletions queue for it).
     ``line_counter`` counts the tokens of each memory's history line (pass the profile's token
-    counter); ``citation_length`` is the profile's ``citations.length``.
+    counter); ``citation_length`` and ``citation_alphabet`` are the profile's ``citations.length``
+    and ``citations.alphabet``.
 
     ``enricher``: fills what is worked out from a memory's content (entities, summary), for
     memories ingested without it. With a background drain worker and a SQLite archive the
@@ -91,6 +93,7 @@ class TieredStore:
         warm: WarmIndex | None = None,
         line_counter: LineCounter | None = None,
         citation_length: int = 6,
+        citation_alphabet: str = DEFAULT_ALPHABET,
         namespace: str | None = None,
         enricher: Callable[[list[Memory]], list[Memory]] | None = None,
         on_enriched: Callable[[list[Memory]], None] | None = None,
@@ -128,6 +131,7 @@ class TieredStore:
                 tokenizer=self.tokenizer,
                 line_counter=line_counter,
                 citation_length=citation_length,
+                citation_alphabet=citation_alphabet,
                 check_vectors=warm is None,  # a warm tier the caller built is the caller's
             )
             self.hot = HotTier(self.config.hot, self.tokenizer)

@@ -120,6 +120,7 @@ class DisclosureController(LongTermMemory):
             embedder=self._embedder(embedder),
             line_counter=self.counter,
             citation_length=profile.citations.length,
+            citation_alphabet=profile.citations.alphabet,
             enricher=lambda memories: enrich(memories, profile.analyzer),
             on_enriched=self._enriched_later,
             on_forgotten=self._forgotten_by_store,

@@ -152,7 +152,7 @@ def test_citations_persist_resolve_and_extend_on_collision(tmp_path: Path) -> No
     archive = ColdArchive(tmp_path, citation_length=2)
     seen: dict[str, str] = {}
     first = second = ""
-    for i in range(5000):  # 4096 two-character codes: a collision comes quickly
+    for i in range(5000):  # 100 two-digit codes: a collision comes quickly
         code = citation_code(f"id{i}", 2)
         if code in seen:
             first, second = seen[code], f"id{i}"
@@ -169,6 +169,25 @@ def test_citations_persist_resolve_and_extend_on_collision(tmp_path: Path) -> No
     archive.forget([first])
     assert archive.resolve_citation(codes[first]) is None
     archive.close()
+
+
+def test_codes_keep_their_alphabet_when_the_setting_changes(tmp_path: Path) -> None:
+    """Memories stored under base64url keep their codes; new ones get digits; all resolve."""
+    archive = ColdArchive(tmp_path, citation_alphabet="base64url")
+    archive.add([Memory(id="old", content="stored before")])
+    archive.close()
+    archive = ColdArchive(tmp_path)  # digits, the default
+    archive.add([Memory(id="new", content="stored after")])
+    codes = archive.citation_of(["old", "new"])
+    assert codes == {
+        "old": citation_code("old", alphabet="base64url"),
+        "new": citation_code("new", alphabet="digits"),
+    }
+    assert codes["new"].isdigit() and not codes["old"].isdigit()
+    assert [archive.resolve_citation(codes[i]) for i in ("old", "new")] == ["old", "new"]
+    archive.close()
+    with pytest.raises(InvalidInputError, match="digits, base64url"):
+        ColdArchive(tmp_path, citation_alphabet="hex")
 
 
 def test_citation_length_is_checked(tmp_path: Path) -> None:

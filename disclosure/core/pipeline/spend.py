@@ -33,6 +33,8 @@ from analyzers import QueryAnalysis
 
 # What a packed line costs beyond its content (citation, speaker, newline), what a new session
 # and day heading costs, and the context's own frame: as the full_content formatter writes them.
+# The model was fitted with base64url citation codes; a line cited in digits is about two tokens
+# cheaper, so a budget holds a little more than the model counts.
 ITEM_OVERHEAD = 11
 HEADER = 12
 FRAME = 25

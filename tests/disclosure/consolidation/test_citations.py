@@ -76,7 +76,9 @@ def test_the_profile_style_applies_within_the_budget(tmp_path: Path) -> None:
     profile = profile_with(citations={"style": "footnote"})
     with DisclosureController(profile, data_dir=tmp_path) as controller:
         controller.ingest(hand_made())
-        result = controller.disclose("What about the offsite in Lisbon?", now=NOW)
+        # room for every candidate with its footnote (a context packed to the brim keeps its
+        # inline citations: the restyled text must fit the budget too)
+        result = controller.disclose("What about the offsite in Lisbon?", budget=400, now=NOW)
         assert "[1]" in result.text and "\nSources:\n[1] mem:" in result.text
         assert "[mem:" not in result.text.split("Sources:")[0]
         assert result.tokens_used == controller.counter(result.text) <= result.budget
