@@ -1,8 +1,9 @@
 """How far can spending alone go over the present ranking? Bounds for the spend-by-need targets.
 
 Each dev question's candidates are collected and ranked as ``disclose`` ranks them
-(``benchmarks/spend_data.py``, the profile's own ranking weights). Nothing is refitted; the
-question is what *any* choice of budget could reach over this ranking:
+(``benchmarks/spend_data.py``, the profile's own ranking weights), each line costed with its
+citation in the profile's alphabet. Nothing is refitted; the question is what *any* choice of
+budget could reach over this ranking:
 
 1. **Everything packed.** Each question given a fixed budget, up to unlimited room, with and
    without the chance floors (``fusion.min_chance``, ``fusion.relative_chance``): recall, all
@@ -26,6 +27,7 @@ Writes ``benchmarks/results/spend_bounds.json``.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 from collections.abc import Sequence
 from pathlib import Path
@@ -178,6 +180,25 @@ def report(
     return out
 
 
+def citation_saving(asked: Sequence[Asked], profile: Any) -> float:
+    """How many tokens fewer a line's citation takes in the profile's alphabet than in
+    base64url, on average over the candidates: the collected line costs count a base64url
+    citation (``spend_data.ITEM_OVERHEAD``), and a bound should count the lines as they read."""
+    from formatters import get_token_counter
+    from tiers.citations import citation_code
+
+    counter = get_token_counter(profile.tokens.encoding)
+    config = profile.citations
+    ids = sorted({i for a in asked for i in a.ids})
+    if not ids or not config.enabled:
+        return 0.0
+
+    def tag(memory_id: str, alphabet: str) -> int:
+        return counter(f"[{config.prefix}:{citation_code(memory_id, config.length, alphabet)}] ")
+
+    return float(np.mean([tag(i, "base64url") - tag(i, config.alphabet) for i in ids]))
+
+
 def _pairs(values: Sequence[str], what: str) -> dict[str, str]:
     out = {}
     for value in values:
@@ -214,7 +235,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     result: dict[str, Any] = {"profile": args.profile}
     for name in ("locomo", "longmemeval"):
         asked = collect(name, profile, cache)
+        saving = citation_saving(asked, profile)
+        asked = [dataclasses.replace(a, costs=a.costs - saving) for a in asked]
         result[name] = report(asked, profile, analyzer, bounds.get(name), require.get(name, {}))
+        result[name]["citation_saving"] = round(saving, 2)
         _show(name, result[name])
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
