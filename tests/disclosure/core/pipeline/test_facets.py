@@ -220,11 +220,13 @@ def test_a_failing_read_of_facets_keeps_the_work_for_the_next_ingest(tmp_path: P
     returns), the memories stay pending, and the next submit indexes them."""
     index, store = _worker_parts(tmp_path)
     calls: list[int] = []
+    mended = threading.Event()  # a retry (settle wakes the worker too) waits until checked
 
     def flaky(texts: Sequence[str]) -> list[tuple[str, ...]]:
         calls.append(len(texts))
         if len(calls) == 1:
             raise RuntimeError("the pipeline broke")
+        assert mended.wait(timeout=60)
         return facets_many(texts)
 
     worker = FacetWorker(index, store.get, flaky)
@@ -233,6 +235,7 @@ def test_a_failing_read_of_facets_keeps_the_work_for_the_next_ingest(tmp_path: P
         assert worker.settle(timeout=60)
         assert list(index.pending(10)) == ["j1"]
         assert index.of(["j1"]) == {}
+        mended.set()
         worker.submit(["j2"])
         assert worker.settle(timeout=120)
         assert index.pending(10) == {}
