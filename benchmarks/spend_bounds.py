@@ -134,6 +134,19 @@ def best_split(
     return {"overall": _mean(outcomes), "per_type": dict(sorted(per_type.items()))}
 
 
+def _shipped(items: Sequence[fs.Prepared], profile: Any, grid: Sequence[int]) -> list[Outcome]:
+    """Each question at the budget the profile's chooser picks, at its price (lower for a
+    question that reckons time across events, as ``disclose`` prices it)."""
+    from disclosure.core.pipeline.spend import reckons
+
+    need = profile.budget.need
+    out: list[Outcome] = []
+    for item in items:
+        share = need.reckoning_price if reckons(item.asked.text) else 1.0
+        out += fs.spend([item], dict(need.weights), need.price * share, grid)
+    return out
+
+
 def report(
     asked: Sequence[Asked],
     profile: Any,
@@ -154,7 +167,7 @@ def report(
         fs.prepare(a, fs.chances(a, coef, _columns()), fs.query_of(a, analyzer), grid)
         for a in asked
     ]
-    shipped = fs.spend(items, weights, float(profile.budget.need.price), grid)
+    shipped = _shipped(items, profile, grid)
     out["shipped"] = _mean(shipped) | {"by_type": fs.by_category(items, shipped)}
     out["perfect_stop"] = _mean(fs.perfect(items, grid)) | {
         "by_type": fs.by_category(items, fs.perfect(items, grid))

@@ -147,11 +147,15 @@ class NeedConfig(_Section):
     and where it does not apply, the budget starts at ``default x (0.5 + complexity)``.
     ``gather_min``: a question that asks for a set or a count ("which cities ...", "how many
     ...") gets at least this many tokens (within the level's ceiling; 0: what the model says),
-    for a profile that would rather have all of a gathered answer than the fewest tokens."""
+    for a profile that would rather have all of a gathered answer than the fewest tokens.
+    ``reckoning_price``: a question that reckons time across events ("how many days passed
+    between ...", "how long had I ...", "in what order ...") is priced at this share of
+    ``price`` (1: like any other), since its answer needs every event it reckons with."""
 
     enabled: bool = True
     price: float = Field(default=0.12, gt=0.0, le=10.0)
     gather_min: int = Field(default=0, ge=0)
+    reckoning_price: float = Field(default=0.7, gt=0.0, le=1.0)
     weights: dict[str, float] = Field(default_factory=_need_weights)
 
     @field_validator("weights")

@@ -24,6 +24,7 @@ the product and the fitting alike.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -65,6 +66,23 @@ FEATURES = (
     "mass_budget",
 )
 _QUERY = ("enumeration", "gathers", "temporal", "one_named", "two_named", "words")
+# A question that reckons time across events: a duration or a count of time units, the time
+# between or since events, or their order.
+_RECKONS = re.compile(
+    r"\bhow (?:many|much) (?:days|weeks|months|years|hours|minutes|time)\b"
+    r"|\bhow long\b"
+    r"|\b(?:days|weeks|months|years) (?:had |have )?(?:passed|elapsed|between)\b"
+    r"|\bin what order\b|\bthe order of\b|\bhappened first\b"
+    r"|\bwhich (?:\w+ ){0,3}(?:first|earlier|later|last)\b",
+    re.IGNORECASE,
+)
+
+
+def reckons(query: str) -> bool:
+    """Whether ``query`` reckons time across events ("how many days passed between the move and
+    the wedding?", "how long had I been ...", "in what order ..."): its answer needs every event
+    it reckons with, often from different sessions, so it is worth more tokens."""
+    return _RECKONS.search(query) is not None
 
 
 @dataclass(frozen=True, slots=True)

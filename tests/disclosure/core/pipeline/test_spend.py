@@ -18,6 +18,7 @@ from disclosure.core.pipeline.spend import (
     need_features,
     packed_shares,
     query_signals,
+    reckons,
 )
 from disclosure.core.profiles import NEED_WEIGHTS, Profile, load_profile
 
@@ -230,3 +231,57 @@ def test_a_set_asked_for_scales_the_chance_floors() -> None:
     assert chance_floors(FusionConfig(min_chance=0, relative_chance=0), single, both) is None
     with pytest.raises(ValueError):
         FusionConfig(gather_floor_scale=1.5)
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "How many days passed between the move and the wedding?",
+        "How many weeks have passed since I started running?",
+        "How long had I been taking guitar lessons when I bought the amp?",
+        "In what order did I visit the three museums?",
+        "What is the order of the trips I took this spring?",
+        "Which trip happened first, Lisbon or Oslo?",
+        "Which came first, the workshop or the webinar?",
+    ],
+)
+def test_questions_that_reckon_time_are_recognised(query: str) -> None:
+    assert reckons(query)
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "When did Ana move to Lisbon?",
+        "What did I buy two months ago?",
+        "How many plants did I buy?",
+        "Which cities has John visited?",
+        "How much did the new amp cost?",
+    ],
+)
+def test_questions_that_do_not_reckon_time_are_not(query: str) -> None:
+    assert not reckons(query)
+
+
+def test_a_question_that_reckons_time_is_priced_lower_and_says_so(tmp_path: Path) -> None:
+    """``budget.need.reckoning_price`` scales the price for a question that reckons time across
+    events (never above the level's ceiling); other questions keep the profile's price."""
+    reckoning = "How many weeks passed between the backup move and the release train?"
+    plain = "When does the staging database password rotate?"
+    budgets = {}
+    for share in (1.0, 0.05):
+        with DisclosureController(
+            _lean(enabled=True, reckoning_price=share), data_dir=tmp_path / str(share)
+        ) as c:
+            c.ingest(TURNS)
+            result = c.disclose(reckoning)
+            budgets[share] = result.budget
+            assert result.tokens_used <= result.budget <= 2000
+            said = "the question reckons time across events" in result.budget_reason
+            assert said == (share < 1.0)
+            other = c.disclose(plain)
+            assert "reckons" not in other.budget_reason
+    assert "priced at 0.006 (budget.need.reckoning_price 0.05)" in result.budget_reason
+    assert budgets[0.05] > budgets[1.0]
+    with pytest.raises(ValueError):
+        _lean(reckoning_price=1.5)
