@@ -71,11 +71,13 @@ def chances(a: Asked, coef: np.ndarray, columns: Sequence[int]) -> np.ndarray:
     return 1.0 / (1.0 + np.exp(-np.clip(logits, -40, 40)))
 
 
-def pack_order(p: np.ndarray, costs: np.ndarray) -> np.ndarray:
+def pack_order(
+    p: np.ndarray, costs: np.ndarray, min_chance: float = MIN_CHANCE, relative: float = RELATIVE
+) -> np.ndarray:
     """Candidates kept by the chance floors, best value (chance per token^0.5) first."""
     if not len(p):
         return np.array([], dtype=int)
-    keep = np.flatnonzero(p >= max(MIN_CHANCE, RELATIVE * p.max()))
+    keep = np.flatnonzero(p >= max(min_chance, relative * p.max()))
     value = np.log(np.maximum(p[keep], 1e-12)) - TOKEN_COST * np.log(costs[keep])
     return keep[np.argsort(-value, kind="stable")]
 

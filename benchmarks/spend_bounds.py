@@ -52,16 +52,11 @@ def _mean(outcomes: Sequence[Outcome]) -> dict[str, float]:
 
 def _packed(asked: Sequence[Asked], coef: np.ndarray, room: int, floors: bool) -> list[Outcome]:
     """Each question's candidates in packing order into ``room`` tokens."""
-    saved = fs.MIN_CHANCE, fs.RELATIVE
-    if not floors:
-        fs.MIN_CHANCE, fs.RELATIVE = 0.0, 0.0
-    try:
-        return [
-            fs.pack(a, list(fs.pack_order(fs.chances(a, coef, _columns()), a.costs)), room)
-            for a in asked
-        ]
-    finally:
-        fs.MIN_CHANCE, fs.RELATIVE = saved
+    limits = (fs.MIN_CHANCE, fs.RELATIVE) if floors else (0.0, 0.0)
+    return [
+        fs.pack(a, list(fs.pack_order(fs.chances(a, coef, _columns()), a.costs, *limits)), room)
+        for a in asked
+    ]
 
 
 def _columns() -> range:
@@ -137,13 +132,13 @@ def best_split(
 def _shipped(items: Sequence[fs.Prepared], profile: Any, grid: Sequence[int]) -> list[Outcome]:
     """Each question at the budget the profile's chooser picks, at its price (lower for a
     question that reckons time across events, as ``disclose`` prices it)."""
-    from disclosure.core.pipeline.spend import reckons
+    from disclosure.core.pipeline.spend import question_price
 
     need = profile.budget.need
     out: list[Outcome] = []
     for item in items:
-        share = need.reckoning_price if reckons(item.asked.text) else 1.0
-        out += fs.spend([item], dict(need.weights), need.price * share, grid)
+        price = question_price(item.asked.text, need.price, need.reckoning_price)
+        out += fs.spend([item], dict(need.weights), price, grid)
     return out
 
 
@@ -169,9 +164,8 @@ def report(
     ]
     shipped = _shipped(items, profile, grid)
     out["shipped"] = _mean(shipped) | {"by_type": fs.by_category(items, shipped)}
-    out["perfect_stop"] = _mean(fs.perfect(items, grid)) | {
-        "by_type": fs.by_category(items, fs.perfect(items, grid))
-    }
+    perfect = fs.perfect(items, grid)
+    out["perfect_stop"] = _mean(perfect) | {"by_type": fs.by_category(items, perfect)}
     packed: dict[str, Any] = {}
     for floors in (True, False):
         for room in ROOMS:

@@ -36,6 +36,11 @@ def _check_alphabet(alphabet: str) -> None:
         )
 
 
+def _check_length(length: int) -> None:
+    if not 1 <= length <= MAX_CODE_LENGTH:
+        raise ValueError(f"citation length must lie in 1..{MAX_CODE_LENGTH}, not {length}")
+
+
 def citation_digest(memory_id: str, alphabet: str = DEFAULT_ALPHABET) -> str:
     """The SHA-256 of ``memory_id`` in ``alphabet``; every code is a prefix of it."""
     _check_alphabet(alphabet)
@@ -49,8 +54,7 @@ def citation_digest(memory_id: str, alphabet: str = DEFAULT_ALPHABET) -> str:
 
 def citation_code(memory_id: str, length: int = 6, alphabet: str = DEFAULT_ALPHABET) -> str:
     """The ``length``-character code of ``memory_id`` before any collision."""
-    if not 1 <= length <= MAX_CODE_LENGTH:
-        raise ValueError(f"citation length must lie in 1..{MAX_CODE_LENGTH}, not {length}")
+    _check_length(length)
     return citation_digest(memory_id, alphabet)[:length]
 
 
@@ -58,8 +62,8 @@ def candidate_codes(
     memory_id: str, length: int = 6, alphabet: str = DEFAULT_ALPHABET
 ) -> Iterator[str]:
     """The codes ``memory_id`` may take, shortest first: its digest's prefixes from ``length``."""
-    citation_code(memory_id, length, alphabet)  # validates length and alphabet
-    digest = citation_digest(memory_id, alphabet)
+    _check_length(length)
+    digest = citation_digest(memory_id, alphabet)  # validates the alphabet
     for size in range(length, len(digest) + 1):
         yield digest[:size]
 

@@ -23,7 +23,13 @@ from disclosure.core.pipeline.budget import BudgetDecision
 from disclosure.core.pipeline.excerpts import excerpt
 from disclosure.core.pipeline.fusion import Candidate
 from disclosure.core.pipeline.gather import Gatherer
-from disclosure.core.pipeline.spend import ITEM_OVERHEAD, Shape, decide, query_signals, reckons
+from disclosure.core.pipeline.spend import (
+    ITEM_OVERHEAD,
+    Shape,
+    decide,
+    query_signals,
+    question_price,
+)
 from disclosure.core.pipeline.trace import Trace
 from disclosure.core.pipeline.usemodel import UseModel, UseSignals, signals_of
 from disclosure.core.profiles import LevelConfig, Profile
@@ -126,11 +132,10 @@ class Composer:
             groups=[(c.memory.session_id, f"{c.memory.timestamp:%Y%m%d}") for c in ordered],
             query=query_signals(analysis, named),
         )
-        reckoning = need.reckoning_price < 1.0 and reckons(analysis.query)
-        price = need.price * (need.reckoning_price if reckoning else 1.0)
+        price = question_price(analysis.query, need.price, need.reckoning_price)
         found = decide(shape, need.weights, price=price, ceiling=decision.ceiling)
         tokens, reason = found.tokens, found.reason
-        if reckoning:
+        if price != need.price:
             reason += (
                 f"; the question reckons time across events: priced at {price:.3g} "
                 f"(budget.need.reckoning_price {need.reckoning_price:g})"

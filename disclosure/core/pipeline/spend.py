@@ -85,6 +85,12 @@ def reckons(query: str) -> bool:
     return _RECKONS.search(query) is not None
 
 
+def question_price(query: str, price: float, reckoning_price: float) -> float:
+    """The price ``query`` is spent at: ``price``, times ``reckoning_price`` for a question
+    that reckons time across events (:func:`reckons`)."""
+    return price * reckoning_price if reckoning_price < 1.0 and reckons(query) else price
+
+
 @dataclass(frozen=True, slots=True)
 class Shape:
     """What the model reads of one question: its candidates' chances in packing order, what
