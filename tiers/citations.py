@@ -23,6 +23,8 @@ import base64
 import hashlib
 from collections.abc import Callable, Iterator
 
+from tiers.errors import InvalidInputError
+
 ALPHABETS = ("digits", "base64url")
 DEFAULT_ALPHABET = "digits"
 MAX_CODE_LENGTH = 43  # the longest digest: 43 base64url characters without padding
@@ -31,14 +33,21 @@ _DIGITS = 64  # decimal digits of a digest; each is uniform (the lowest 64 of a 
 
 def _check_alphabet(alphabet: str) -> None:
     if alphabet not in ALPHABETS:
-        raise ValueError(
+        raise InvalidInputError(
             f"citation alphabet must be one of {', '.join(ALPHABETS)}, not {alphabet!r}"
         )
 
 
 def _check_length(length: int) -> None:
     if not 1 <= length <= MAX_CODE_LENGTH:
-        raise ValueError(f"citation length must lie in 1..{MAX_CODE_LENGTH}, not {length}")
+        raise InvalidInputError(f"citation length must lie in 1..{MAX_CODE_LENGTH}, not {length}")
+
+
+def check_citation_settings(length: int, alphabet: str) -> None:
+    """Refuse a code length outside 1..:data:`MAX_CODE_LENGTH` or an unknown alphabet
+    (:class:`~tiers.errors.InvalidInputError`, a ``ValueError``)."""
+    _check_length(length)
+    _check_alphabet(alphabet)
 
 
 def citation_digest(memory_id: str, alphabet: str = DEFAULT_ALPHABET) -> str:

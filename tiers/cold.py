@@ -24,10 +24,10 @@ from pathlib import Path
 from typing import Any, Literal
 
 from tiers.bm25 import normalise
-from tiers.citations import ALPHABETS, DEFAULT_ALPHABET, MAX_CODE_LENGTH, assign_citation
+from tiers.citations import DEFAULT_ALPHABET, assign_citation, check_citation_settings
 from tiers.config import ColdConfig
 from tiers.erasure import truncate_wal
-from tiers.errors import InvalidInputError, MemoryNotFoundError, StorageError, TierClosedError
+from tiers.errors import MemoryNotFoundError, StorageError, TierClosedError
 from tiers.fts5 import Fts5Engine
 from tiers.history import history_line
 from tiers.lexical import Change, LexicalEngine, RankBm25Engine
@@ -247,15 +247,7 @@ class ColdArchive:
     ) -> None:
         """What every archive backend sets up before opening its storage."""
         self.config = config or ColdConfig()
-        if not 1 <= citation_length <= MAX_CODE_LENGTH:
-            raise InvalidInputError(
-                f"citation_length must lie in 1..{MAX_CODE_LENGTH}, not {citation_length}"
-            )
-        if citation_alphabet not in ALPHABETS:
-            raise InvalidInputError(
-                f"citation_alphabet must be one of {', '.join(ALPHABETS)}, "
-                f"not {citation_alphabet!r}"
-            )
+        check_citation_settings(citation_length, citation_alphabet)
         self.citation_length = citation_length
         self.citation_alphabet = citation_alphabet
         self.tokenizer = tokenizer or Tokenizer()
