@@ -50,12 +50,15 @@ def _mean(outcomes: Sequence[Outcome]) -> dict[str, float]:
     return fs.summary(outcomes) | {"n": len(outcomes)}
 
 
-def _packed(asked: Sequence[Asked], coef: np.ndarray, room: int, floors: bool) -> list[Outcome]:
-    """Each question's candidates in packing order into ``room`` tokens."""
+def _packed(
+    asked: Sequence[Asked], chances: Sequence[np.ndarray], room: int, floors: bool
+) -> list[Outcome]:
+    """Each question's candidates (``chances``, one array per question) in packing order into
+    ``room`` tokens."""
     limits = (fs.MIN_CHANCE, fs.RELATIVE) if floors else (0.0, 0.0)
     return [
-        fs.pack(a, list(fs.pack_order(fs.chances(a, coef, _columns()), a.costs, *limits)), room)
-        for a in asked
+        fs.pack(a, list(fs.pack_order(p, a.costs, *limits)), room)
+        for a, p in zip(asked, chances, strict=True)
     ]
 
 
@@ -66,20 +69,22 @@ def _columns() -> range:
 
 
 def options(
-    asked: Sequence[Asked], coef: np.ndarray, weights: dict[str, float], analyzer: Any
+    asked: Sequence[Asked],
+    chances: Sequence[np.ndarray],
+    queries: Sequence[dict[str, float]],
+    weights: dict[str, float],
 ) -> dict[str, list[Outcome]]:
-    """Every spending this benchmark lets a question type pick, as per-question outcomes."""
+    """Every spending this benchmark lets a question type pick, as per-question outcomes
+    (``chances`` and ``queries``: each question's candidates' chances and its question's
+    inputs to the spending model)."""
     from disclosure.core.pipeline.spend import GRID
 
     grid = [b for b in GRID if b <= 4000]
-    items = [
-        fs.prepare(a, fs.chances(a, coef, _columns()), fs.query_of(a, analyzer), grid)
-        for a in asked
-    ]
+    items = [fs.prepare(a, p, q, grid) for a, p, q in zip(asked, chances, queries, strict=True)]
     out = {f"chooser at price {p}": fs.spend(items, weights, p, grid) for p in PRICES}
     for room in ROOMS[:-1]:
-        out[f"fixed {room}"] = _packed(asked, coef, room, floors=True)
-        out[f"fixed {room}, no floor"] = _packed(asked, coef, room, floors=False)
+        out[f"fixed {room}"] = _packed(asked, chances, room, floors=True)
+        out[f"fixed {room}, no floor"] = _packed(asked, chances, room, floors=False)
     return out
 
 
@@ -158,10 +163,10 @@ def report(
     kinds = sorted({a.category for a in asked})
     out: dict[str, Any] = {"questions": len(asked)}
     grid = [b for b in GRID if b <= fs.CEILING]
-    items = [
-        fs.prepare(a, fs.chances(a, coef, _columns()), fs.query_of(a, analyzer), grid)
-        for a in asked
-    ]
+    # each question's chances and analysed question, once: every spending below reuses them
+    chances = [fs.chances(a, coef, _columns()) for a in asked]
+    queries = [fs.query_of(a, analyzer) for a in asked]
+    items = [fs.prepare(a, p, q, grid) for a, p, q in zip(asked, chances, queries, strict=True)]
     shipped = _shipped(items, profile, grid)
     out["shipped"] = _mean(shipped) | {"by_type": fs.by_category(items, shipped)}
     perfect = fs.perfect(items, grid)
@@ -170,14 +175,19 @@ def report(
     for floors in (True, False):
         for room in ROOMS:
             key = f"{'all' if room >= 10**9 else room}{'' if floors else ', no floor'}"
-            outcomes = _packed(asked, coef, room, floors)
+            outcomes = _packed(asked, chances, room, floors)
             packed[key] = _mean(outcomes) | {"by_type": fs.by_category(items, outcomes)}
     out["packed"] = packed
     if bound is not None:
-        by_type = {
-            kind: options([a for a in asked if a.category == kind], coef, weights, analyzer)
-            for kind in kinds
-        }
+        by_type = {}
+        for kind in kinds:
+            rows = [n for n, a in enumerate(asked) if a.category == kind]
+            by_type[kind] = options(
+                [asked[n] for n in rows],
+                [chances[n] for n in rows],
+                [queries[n] for n in rows],
+                weights,
+            )
         out["type_known"] = {
             "bound": bound,
             "best": best_split(by_type, bound, {}),
